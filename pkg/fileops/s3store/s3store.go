@@ -1,0 +1,230 @@
+// Package s3store is a fileops.Store over Amazon S3 (aws-sdk-go-v2).
+//
+// Reads are ranged GETs, listings ListObjectsV2 with a delimiter, writes
+// conditional PUTs (If-Match / If-None-Match: *) and deletes conditional
+// DELETEs. Provider errors map to the store vocabulary: NoSuchKey and 404 to
+// fileops.ErrNotFound, 412 PreconditionFailed (and 409
+// ConditionalRequestConflict) to fileops.ErrPreconditionFailed, anything else
+// to a *fileops.StoreError with the provider's error code only. The SDK's
+// standard retryer already retries throttling and 5xx answers.
+package s3store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/filecontext-aws/filecontext/pkg/fileops"
+)
+
+// Store is a fileops.Store over one bucket.
+type Store struct {
+	client *s3.Client
+	bucket string
+}
+
+var _ fileops.Store = (*Store)(nil)
+
+// New returns a store over bucket using client.
+func New(client *s3.Client, bucket string) *Store {
+	return &Store{client: client, bucket: bucket}
+}
+
+// Get implements fileops.Store.
+func (s *Store) Get(ctx context.Context, key string, opts fileops.GetOptions) (*fileops.Object, error) {
+	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: &key}
+	if opts.IfMatch != "" {
+		in.IfMatch = aws.String(opts.IfMatch)
+	}
+	if opts.Offset > 0 || opts.Length >= 0 {
+		if opts.Length == 0 {
+			// An empty range cannot be expressed; HEAD answers the metadata.
+			info, err := s.Head(ctx, key)
+			if err == nil && opts.IfMatch != "" && opts.IfMatch != info.ETag {
+				err = fileops.ErrPreconditionFailed
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &fileops.Object{Info: info, Body: io.NopCloser(bytes.NewReader(nil))}, nil
+		}
+		r := "bytes=" + strconv.FormatInt(opts.Offset, 10) + "-"
+		if opts.Length > 0 {
+			r += strconv.FormatInt(opts.Offset+opts.Length-1, 10)
+		}
+		in.Range = aws.String(r)
+	}
+	out, err := s.client.GetObject(ctx, in)
+	if err != nil {
+		if isInvalidRange(err) {
+			// The range starts at or past the end (or the object is empty).
+			info, herr := s.Head(ctx, key)
+			if herr != nil {
+				return nil, herr
+			}
+			return &fileops.Object{Info: info, Body: io.NopCloser(bytes.NewReader(nil))}, nil
+		}
+		return nil, mapErr(err)
+	}
+	info := fileops.ObjectInfo{Key: key, ETag: aws.ToString(out.ETag), ContentType: aws.ToString(out.ContentType), Size: aws.ToInt64(out.ContentLength)}
+	if out.LastModified != nil {
+		info.LastModified = *out.LastModified
+	}
+	if total, ok := totalFromContentRange(aws.ToString(out.ContentRange)); ok {
+		info.Size = total
+	}
+	return &fileops.Object{Info: info, Body: out.Body}, nil
+}
+
+// totalFromContentRange reads the full size from "bytes 0-99/1234".
+func totalFromContentRange(cr string) (int64, bool) {
+	i := strings.LastIndexByte(cr, '/')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cr[i+1:], 10, 64)
+	return n, err == nil
+}
+
+// Head implements fileops.Store.
+func (s *Store) Head(ctx context.Context, key string) (fileops.ObjectInfo, error) {
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
+	if err != nil {
+		return fileops.ObjectInfo{}, mapErr(err)
+	}
+	info := fileops.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), ContentType: aws.ToString(out.ContentType)}
+	if out.LastModified != nil {
+		info.LastModified = *out.LastModified
+	}
+	return info, nil
+}
+
+// List implements fileops.Store.
+func (s *Store) List(ctx context.Context, opts fileops.ListOptions) (fileops.ListPage, error) {
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(opts.Prefix)}
+	if opts.Delimiter != "" {
+		in.Delimiter = aws.String(opts.Delimiter)
+	}
+	if opts.Token != "" {
+		in.ContinuationToken = aws.String(opts.Token)
+	}
+	if opts.MaxKeys > 0 {
+		in.MaxKeys = aws.Int32(int32(opts.MaxKeys))
+	}
+	out, err := s.client.ListObjectsV2(ctx, in)
+	if err != nil {
+		return fileops.ListPage{}, mapErr(err)
+	}
+	page := fileops.ListPage{}
+	for _, o := range out.Contents {
+		info := fileops.ObjectInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), ETag: aws.ToString(o.ETag)}
+		if o.LastModified != nil {
+			info.LastModified = *o.LastModified
+		}
+		page.Objects = append(page.Objects, info)
+	}
+	for _, cp := range out.CommonPrefixes {
+		page.CommonPrefixes = append(page.CommonPrefixes, aws.ToString(cp.Prefix))
+	}
+	if aws.ToBool(out.IsTruncated) {
+		page.NextToken = aws.ToString(out.NextContinuationToken)
+	}
+	return page, nil
+}
+
+// Put implements fileops.Store.
+func (s *Store) Put(ctx context.Context, key string, body []byte, opts fileops.PutOptions) (fileops.ObjectInfo, error) {
+	in := &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body)))}
+	if opts.ContentType != "" {
+		in.ContentType = aws.String(opts.ContentType)
+	}
+	if opts.IfMatch != "" {
+		in.IfMatch = aws.String(opts.IfMatch)
+	}
+	if opts.IfNoneMatch != "" {
+		in.IfNoneMatch = aws.String(opts.IfNoneMatch)
+	}
+	out, err := s.client.PutObject(ctx, in)
+	if err != nil {
+		return fileops.ObjectInfo{}, mapErr(err)
+	}
+	return fileops.ObjectInfo{Key: key, Size: int64(len(body)), ETag: aws.ToString(out.ETag), ContentType: opts.ContentType}, nil
+}
+
+// Delete implements fileops.Store.
+func (s *Store) Delete(ctx context.Context, key string, opts fileops.DeleteOptions) error {
+	in := &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key}
+	if opts.IfMatch != "" {
+		in.IfMatch = aws.String(opts.IfMatch)
+	}
+	_, err := s.client.DeleteObject(ctx, in)
+	if err != nil {
+		err = mapErr(err)
+		if opts.IfMatch != "" && errors.Is(err, fileops.ErrNotFound) {
+			return fileops.ErrPreconditionFailed
+		}
+		if errors.Is(err, fileops.ErrNotFound) {
+			return nil
+		}
+	}
+	return err
+}
+
+// mapErr maps an SDK error into the store vocabulary.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var nsk *types.NoSuchKey
+	var nf *types.NotFound
+	if errors.As(err, &nsk) || errors.As(err, &nf) {
+		return fileops.ErrNotFound
+	}
+	code := ""
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		code = ae.ErrorCode()
+	}
+	status := 0
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		status = re.HTTPStatusCode()
+	}
+	switch {
+	case code == "NoSuchKey" || status == http.StatusNotFound && code != "NoSuchBucket":
+		return fileops.ErrNotFound
+	case code == "PreconditionFailed" || status == http.StatusPreconditionFailed,
+		code == "ConditionalRequestConflict":
+		return fileops.ErrPreconditionFailed
+	}
+	if code == "" {
+		code = "RequestFailed"
+		if status != 0 {
+			code = fmt.Sprintf("HTTP%d", status)
+		}
+	}
+	return &fileops.StoreError{Code: code, Err: err}
+}
+
+func isInvalidRange(err error) bool {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "InvalidRange" {
+		return true
+	}
+	var re *awshttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusRequestedRangeNotSatisfiable
+}
