@@ -1,6 +1,8 @@
 package dirstore_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
@@ -8,8 +10,12 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 )
 
-func newStore(t *testing.T) fileops.Store {
-	s, err := dirstore.Open(t.TempDir())
+func open(t *testing.T, dir string) *dirstore.Store {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := dirstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,6 +23,13 @@ func newStore(t *testing.T) fileops.Store {
 	return s
 }
 
+// The store lives two levels down a fresh temporary directory, so the suite
+// can check that no hostile key wrote into either parent.
 func TestConformance(t *testing.T) {
-	storetest.RunConformance(t, newStore, storetest.Capabilities{})
+	base := t.TempDir()
+	dir := filepath.Join(base, "root", "data")
+	storetest.RunConformance(t, func(t *testing.T) fileops.Store {
+		os.RemoveAll(dir)
+		return open(t, dir)
+	}, storetest.Capabilities{Outside: []string{filepath.Join(base, "root"), base}})
 }

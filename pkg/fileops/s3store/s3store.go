@@ -166,6 +166,15 @@ func (s *Store) Put(ctx context.Context, key string, body []byte, opts fileops.P
 func (s *Store) Delete(ctx context.Context, key string, opts fileops.DeleteOptions) error {
 	in := &s3.DeleteObjectInput{Bucket: &s.bucket, Key: &key}
 	if opts.IfMatch != "" {
+		// AWS answers a conditional delete of a missing key with 404, but
+		// versitygw with 204; asking first gives one answer on both. The
+		// DELETE itself stays conditional, so a change in between is caught.
+		if _, err := s.Head(ctx, key); err != nil {
+			if errors.Is(err, fileops.ErrNotFound) {
+				return fileops.ErrPreconditionFailed
+			}
+			return err
+		}
 		in.IfMatch = aws.String(opts.IfMatch)
 	}
 	_, err := s.client.DeleteObject(ctx, in)
@@ -210,6 +219,9 @@ func mapErr(err error) error {
 	case code == "PreconditionFailed" || status == http.StatusPreconditionFailed,
 		code == "ConditionalRequestConflict":
 		return fileops.ErrPreconditionFailed
+	case code == "ObjectParentIsFile", code == "ExistingObjectIsDirectory", code == "DirectoryObjectContainsData":
+		// A posix-backed gateway cannot hold a file and a directory of one name.
+		return fileops.ErrKeyConflict
 	}
 	if code == "" {
 		code = "RequestFailed"

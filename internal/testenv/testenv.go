@@ -1,0 +1,90 @@
+// Package testenv connects tests to the local AWS emulators that
+// localstack/emulators.sh starts. The emulators announce themselves through
+// FILECONTEXT_TEST_* variables; a test that needs one and does not find it
+// fails: it never skips.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// S3Target is one S3 emulator.
+type S3Target struct {
+	Name   string
+	Client *s3.Client
+	// DataDir is where a posix-backed emulator keeps bucket contents, or "".
+	DataDir string
+}
+
+// S3Targets returns a client for every S3 emulator: moto server and
+// versitygw. It fails the test when either is not announced.
+func S3Targets(t testing.TB) []S3Target {
+	t.Helper()
+	return []S3Target{
+		{Name: "moto", Client: NewS3Client(require(t, "FILECONTEXT_TEST_MOTO_URL"), "test", "test")},
+		{Name: "versitygw", Client: NewS3Client(require(t, "FILECONTEXT_TEST_VERSITYGW_URL"),
+			require(t, "FILECONTEXT_TEST_VERSITYGW_ACCESS_KEY"), require(t, "FILECONTEXT_TEST_VERSITYGW_SECRET_KEY")),
+			DataDir: os.Getenv("FILECONTEXT_TEST_VERSITYGW_DATA")},
+	}
+}
+
+func require(t testing.TB, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set: start the emulators with localstack/emulators.sh start (the README's test command does)", name)
+	}
+	return v
+}
+
+// NewS3Client returns a path-style S3 client for an emulator endpoint.
+func NewS3Client(endpoint, access, secret string) *s3.Client {
+	return s3.New(s3.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(access, secret, ""),
+	})
+}
+
+// NewBucket creates a bucket with a unique name and removes it with its
+// objects when the test ends.
+func NewBucket(t testing.TB, c *s3.Client) string {
+	t.Helper()
+	name := "fc-" + strings.ToLower(rand.Text()[:20])
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &name}); err != nil {
+		t.Fatalf("creating bucket: %v", err)
+	}
+	t.Cleanup(func() { EmptyAndDelete(c, name) })
+	return name
+}
+
+// EmptyAndDelete deletes every object of a bucket, then the bucket.
+func EmptyAndDelete(c *s3.Client, bucket string) error {
+	ctx := context.Background()
+	p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &bucket})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, o := range page.Contents {
+			c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: o.Key})
+		}
+	}
+	_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &bucket})
+	if err != nil {
+		return fmt.Errorf("deleting bucket %s: %w", bucket, err)
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Installs, starts and stops the local AWS emulators the tests use, each
+# pinned to a version, each on a free loopback port, each waited for until
+# healthy. No Docker needed.
+#
+#   localstack/emulators.sh install        build/fetch pinned tools into the cache
+#   localstack/emulators.sh start          start them; prints the env file path
+#   localstack/emulators.sh stop           stop them
+#   localstack/emulators.sh env            print the env file (export lines)
+#
+# Cache:  $FILECONTEXT_CACHE (default ~/.cache/filecontext), outside the repo.
+# State:  $FILECONTEXT_EMULATOR_DIR (default $TMPDIR/filecontext-emulators-$UID).
+set -euo pipefail
+
+VERSITYGW_VERSION=v1.8.0
+MOTO_VERSION=5.2.1
+
+CACHE=${FILECONTEXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/filecontext}
+STATE=${FILECONTEXT_EMULATOR_DIR:-${TMPDIR:-/tmp}/filecontext-emulators-$(id -u)}
+BIN=$CACHE/bin
+ENV_FILE=$STATE/env
+
+log() { echo "emulators: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+install_versitygw() {
+  local exe=$BIN/versitygw-$VERSITYGW_VERSION
+  if [ ! -x "$exe" ]; then
+    log "building versitygw $VERSITYGW_VERSION (a few minutes, once)"
+    mkdir -p "$BIN"
+    local tmp
+    tmp=$(mktemp -d)
+    (cd "$tmp" && GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION") \
+      || die "could not build versitygw $VERSITYGW_VERSION"
+    mv "$tmp/versitygw" "$exe"
+    rm -rf "$tmp"
+  fi
+  echo "$exe"
+}
+
+install_moto() {
+  if python3 -c "import moto, sys; sys.exit(0 if moto.__version__ == '$MOTO_VERSION' else 1)" 2>/dev/null \
+     && python3 -c "import flask, flask_cors" 2>/dev/null; then
+    return
+  fi
+  log "installing moto[server]==$MOTO_VERSION"
+  python3 -m pip install --quiet "moto[server]==$MOTO_VERSION" || die "could not install moto[server]==$MOTO_VERSION"
+}
+
+cmd_install() {
+  install_moto
+  install_versitygw >/dev/null
+}
+
+wait_http() { # name url pid
+  local i
+  for i in $(seq 1 150); do
+    if ! kill -0 "$3" 2>/dev/null; then
+      die "$1 exited during start-up; see $STATE/$1.log"
+    fi
+    if curl -s -o /dev/null --max-time 1 "$2"; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  die "$1 did not answer at $2 within 15 s; see $STATE/$1.log"
+}
+
+start_moto() {
+  local port
+  port=$(free_port)
+  python3 -m moto.server -H 127.0.0.1 -p "$port" >"$STATE/moto.log" 2>&1 &
+  echo $! >"$STATE/moto.pid"
+  wait_http moto "http://127.0.0.1:$port/moto-api/" "$(cat "$STATE/moto.pid")"
+  echo "export FILECONTEXT_TEST_MOTO_URL=http://127.0.0.1:$port" >>"$ENV_FILE"
+  log "moto server $MOTO_VERSION on 127.0.0.1:$port"
+}
+
+start_versitygw() {
+  local exe port
+  exe=$(install_versitygw)
+  port=$(free_port)
+  mkdir -p "$STATE/versitygw-data"
+  ROOT_ACCESS_KEY_ID=filecontext ROOT_SECRET_ACCESS_KEY=filecontext-secret \
+    "$exe" --port "127.0.0.1:$port" --keep-alive --quiet posix "$STATE/versitygw-data" >"$STATE/versitygw.log" 2>&1 &
+  echo $! >"$STATE/versitygw.pid"
+  wait_http versitygw "http://127.0.0.1:$port/" "$(cat "$STATE/versitygw.pid")"
+  {
+    echo "export FILECONTEXT_TEST_VERSITYGW_URL=http://127.0.0.1:$port"
+    echo "export FILECONTEXT_TEST_VERSITYGW_ACCESS_KEY=filecontext"
+    echo "export FILECONTEXT_TEST_VERSITYGW_SECRET_KEY=filecontext-secret"
+    echo "export FILECONTEXT_TEST_VERSITYGW_DATA=$STATE/versitygw-data"
+  } >>"$ENV_FILE"
+  log "versitygw $VERSITYGW_VERSION on 127.0.0.1:$port"
+}
+
+cmd_stop() {
+  local f
+  for f in "$STATE"/*.pid; do
+    [ -e "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
+}
+
+cmd_start() {
+  cmd_stop
+  rm -rf "$STATE"
+  mkdir -p "$STATE"
+  : >"$ENV_FILE"
+  install_moto
+  start_moto
+  start_versitygw
+  echo "$ENV_FILE"
+}
+
+case "${1:-}" in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  env) cat "$ENV_FILE" ;;
+  *) die "usage: $0 install|start|stop|env" ;;
+esac
