@@ -33,3 +33,7 @@ func TestConformance(t *testing.T) {
 		return open(t, dir)
 	}, storetest.Capabilities{Outside: []string{filepath.Join(base, "root"), base}})
 }
+
+func TestOperations(t *testing.T) {
+	storetest.RunOperations(t, func(t *testing.T) fileops.Store { return open(t, t.TempDir()) }, storetest.Capabilities{})
+}

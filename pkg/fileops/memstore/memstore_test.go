@@ -12,3 +12,8 @@ func TestConformance(t *testing.T) {
 	storetest.RunConformance(t, func(t *testing.T) fileops.Store { return memstore.New() },
 		storetest.Capabilities{LiteralKeys: true, FileAndPrefix: true})
 }
+
+func TestOperations(t *testing.T) {
+	storetest.RunOperations(t, func(t *testing.T) fileops.Store { return memstore.New() },
+		storetest.Capabilities{LiteralKeys: true, FileAndPrefix: true})
+}

@@ -31,3 +31,13 @@ func capabilities(target testenv.S3Target) storetest.Capabilities {
 	}
 	return storetest.Capabilities{LenientTokens: true, Outside: []string{target.DataDir, filepath.Dir(target.DataDir)}}
 }
+
+func TestOperations(t *testing.T) {
+	for _, target := range testenv.S3Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			storetest.RunOperations(t, func(t *testing.T) fileops.Store {
+				return s3store.New(target.Client, testenv.NewBucket(t, target.Client))
+			}, capabilities(target))
+		})
+	}
+}
