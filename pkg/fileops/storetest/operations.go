@@ -433,7 +433,9 @@ func RunOperations(t *testing.T, newStore NewStore, caps Capabilities) {
 	})
 
 	t.Run("grep stops at the file limits, by name order", func(t *testing.T) {
-		o := ops(t, func(l *fileops.Limits) { l.MaximumGrepFilesScanned, l.MaximumGrepFilesMatched, l.GrepConcurrency = 6, 3, 3 })
+		o := ops(t, func(l *fileops.Limits) {
+			l.MaximumGrepFilesScanned, l.MaximumGrepFilesMatched, l.GrepConcurrency = 6, 3, 3
+		})
 		for i := range 10 {
 			body := "nothing"
 			if i%2 == 0 {
