@@ -95,6 +95,7 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	}
 	m := newMatcher(re)
 
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	regexDeadline := time.Now().Add(s.limits.RegexTimeout)
@@ -165,6 +166,9 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	for j := range order { // drain so the lister ends
 		_ = j
 	}
+	if err := ctxErr(parent); err != nil {
+		return nil, err
+	}
 	if listErr != nil && !res.Truncated {
 		return nil, listErr
 	}
@@ -227,8 +231,7 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, scratch 
 		j.skipped = "tooLarge"
 		return
 	}
-	if ctx.Err() != nil {
-		j.err = fault.As(ctx.Err())
+	if j.err = check(); j.err != nil {
 		return
 	}
 	obj, err := s.store.Get(ctx, j.key, GetOptions{Length: limit + 1})

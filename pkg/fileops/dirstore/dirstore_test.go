@@ -37,3 +37,11 @@ func TestConformance(t *testing.T) {
 func TestOperations(t *testing.T) {
 	storetest.RunOperations(t, func(t *testing.T) fileops.Store { return open(t, t.TempDir()) }, storetest.Capabilities{})
 }
+
+func TestLargeSparseObject(t *testing.T) {
+	dir := t.TempDir()
+	if err := storetest.WriteSparseLarge(filepath.Join(dir, "big.bin")); err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunLargeObject(t, open(t, dir))
+}
