@@ -97,7 +97,10 @@ func TestInvalidPathsNeverReachStorage(t *testing.T) {
 	for _, bad := range []string{"../x", "/x", "a\\b", "a//b", "C:/x", "a\x00"} {
 		calls := []func() error{
 			func() error { _, err := o.Read(ctx, bad); return err },
-			func() error { _, err := o.ReadLines(ctx, fileops.ReadLinesArgs{FileName: bad, StartLine: 1}); return err },
+			func() error {
+				_, err := o.ReadLines(ctx, fileops.ReadLinesArgs{FileName: bad, StartLine: 1})
+				return err
+			},
 			func() error { _, err := o.ReadRange(ctx, fileops.ReadRangeArgs{Path: bad}); return err },
 			func() error { _, err := o.Ls(ctx, fileops.LsArgs{Directory: bad}); return err },
 			func() error { _, err := o.Grep(ctx, fileops.GrepArgs{RegexPattern: "x", Directory: bad}); return err },
@@ -185,8 +188,11 @@ func TestOtherStoreErrors(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"read":       func() error { _, err := o.Read(ctx, "a.md"); return err },
 		"read_range": func() error { _, err := o.ReadRange(ctx, fileops.ReadRangeArgs{Path: "a.md"}); return err },
-		"skip":       func() error { _, err := o.ReadRange(ctx, fileops.ReadRangeArgs{Path: "a.md", StartLine: 3}); return err },
-		"grep":       func() error { _, err := o.Grep(ctx, fileops.GrepArgs{RegexPattern: "a"}); return err },
+		"skip": func() error {
+			_, err := o.ReadRange(ctx, fileops.ReadRangeArgs{Path: "a.md", StartLine: 3})
+			return err
+		},
+		"grep": func() error { _, err := o.Grep(ctx, fileops.GrepArgs{RegexPattern: "a"}); return err },
 	} {
 		if code := fault.CodeOf(call()); code != fault.StorageError {
 			t.Errorf("%s with a broken body: %s", name, code)

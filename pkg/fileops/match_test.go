@@ -77,9 +77,9 @@ func TestMatcherPrefilters(t *testing.T) {
 		{"func main", []string{"func main"}, false},
 		{"(?i)Func Main", []string{"func main"}, true},
 		{"(?i)error|warning", []string{"error", "warning"}, true},
-		{"(?i)task", []string{"ta"}, true},  // k folds to the Kelvin sign
-		{"(?i)ss", nil, false},               // nothing ASCII-only left
-		{"a+b+", []string{"a"}, false},       // the first required literal
+		{"(?i)task", []string{"ta"}, true},    // k folds to the Kelvin sign
+		{"(?i)ss", nil, false},                // nothing ASCII-only left
+		{"a+b+", []string{"a"}, false},        // the first required literal
 		{"(?i)école", []string{"cole"}, true}, // é is not ASCII
 		{"x*", nil, false},
 		{"[ab]c", []string{"c"}, false},
