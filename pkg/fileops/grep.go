@@ -123,9 +123,9 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var scratch []byte
+			var scratch, buf []byte
 			for j := range jobs {
-				s.grepFile(ctx, j, m, &scratch, check)
+				s.grepFile(ctx, j, m, &buf, &scratch, check)
 				close(j.done)
 			}
 		}()
@@ -225,7 +225,9 @@ func (s *Service) listForGrep(ctx context.Context, prefix string, g *Glob, order
 }
 
 // grepFile fetches and matches one file, filling in j.
-func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, scratch *[]byte, check func() error) {
+// buf and scratch are the worker's buffers, reused from file to file:
+// matched lines are copied out as strings.
+func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, buf, scratch *[]byte, check func() error) {
 	limit := s.limits.MaximumGrepFileBytes
 	if j.size > limit {
 		j.skipped = "tooLarge"
@@ -243,7 +245,8 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, scratch 
 		j.err = storeErr("read", j.fileName, err)
 		return
 	}
-	text, err := readBody(obj, limit+1)
+	text, err := readBody(obj, limit+1, (*buf)[:0])
+	*buf = text
 	if err != nil {
 		j.err = storeErr("read", j.fileName, err)
 		return
@@ -276,12 +279,13 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, scratch 
 	j.result = f
 }
 
-// readBody reads at most n bytes of an object and closes it, sizing the
-// buffer from the object's size.
-func readBody(obj *Object, n int64) ([]byte, error) {
+// readBody reads at most n bytes of an object into buf and closes it,
+// growing buf to the object's size first.
+func readBody(obj *Object, n int64, buf []byte) ([]byte, error) {
 	defer obj.Body.Close()
-	size := min(obj.Info.Size, n)
-	buf := make([]byte, 0, size+1)
+	if size := min(obj.Info.Size, n) + 1; int64(cap(buf)) < size {
+		buf = make([]byte, 0, size)
+	}
 	for {
 		if int64(len(buf)) >= n {
 			return buf, nil

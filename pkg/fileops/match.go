@@ -206,9 +206,11 @@ func (m *matcher) scan(text []byte, scratch *[]byte, check func() error, fn func
 		if hit == len(text) {
 			return nil
 		}
-		start := pos
-		if k := max(bytes.LastIndexByte(text[pos:hit], '\n'), bytes.LastIndexByte(text[pos:hit], '\r')); k >= 0 {
-			start = pos + k + 1
+		// The line starts after the last terminator before the hit: walk
+		// back over the one line rather than searching the whole gap.
+		start := hit
+		for start > pos && text[start-1] != '\n' && text[start-1] != '\r' {
+			start--
 		}
 		lineNo += countTerminators(text[pos:start])
 		idx, size := eol.next(start)
