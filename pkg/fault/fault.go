@@ -150,3 +150,33 @@ func CodeOf(err error) Code {
 	}
 	return As(err).Code
 }
+
+// exitByCode is the one table from code to CLI exit code: 1 is left for
+// failures to reach the server, 2 for bad command lines.
+var exitByCode = map[Code]int{
+	InvalidArgument:    3,
+	InvalidPath:        3,
+	InvalidPattern:     3,
+	UnknownTool:        3,
+	RequestTooLarge:    3,
+	WriteToolsDisabled: 4,
+	Forbidden:          4,
+	NotFound:           5,
+	AlreadyExists:      6,
+	Conflict:           6,
+	LimitExceeded:      7,
+	EditRejected:       7,
+	BinaryContent:      7,
+	NoMarkdown:         7,
+	Timeout:            8,
+	StorageError:       9,
+	Internal:           9,
+}
+
+// ExitCode returns the CLI exit code of a code; unknown codes are 9.
+func (c Code) ExitCode() int {
+	if n, ok := exitByCode[c]; ok {
+		return n
+	}
+	return 9
+}

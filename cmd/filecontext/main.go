@@ -1,0 +1,50 @@
+// Command filecontext is the local server and CLI.
+//
+//	filecontext serve --root DIR [--addr 127.0.0.1:8080] [--write-tools enabled|disabled]
+//	                  [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
+//	filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
+//	filecontext tools [--endpoint URL]
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  filecontext serve --root DIR [--addr 127.0.0.1:8080] [--write-tools enabled|disabled]
+                    [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
+  filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
+  filecontext tools [--endpoint URL]
+`
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "call":
+		return call(ctx, args[1:], stdout, stderr)
+	case "tools":
+		return listTools(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "filecontext: unknown command %q\n%s", args[0], usage)
+	return 2
+}

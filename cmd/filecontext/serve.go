@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/filecontext-aws/filecontext/internal/app"
+	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/toolapi"
+	"github.com/filecontext-aws/filecontext/pkg/transport"
+)
+
+// The local server has no IAM: calls to /tools act as the agent, calls to
+// /approvals as the operator, so a local approval is never a self-approval.
+var (
+	localAgent    = toolapi.Caller{ID: "local:agent"}
+	localOperator = toolapi.Caller{ID: "local:operator"}
+)
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	root := fs.String("root", "", "directory to serve (the embedded default)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback")
+	writeTools := fs.String("write-tools", "disabled", "enabled or disabled")
+	approval := fs.String("approval", "required", "required or off")
+	state := fs.String("state", "", "directory for approvals and snapshots, outside --root (default: under the user state directory)")
+	bucket := fs.String("bucket", "", "serve an S3 bucket instead of a directory (default AWS configuration)")
+	prefix := fs.String("prefix", "", "root prefix inside --bucket")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	env := map[string]string{"FILECONTEXT_WRITE_TOOLS": *writeTools, "FILECONTEXT_APPROVAL": *approval, "FILECONTEXT_ROOT_PREFIX": *prefix}
+	cfg, err := config.Load(func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}, 0)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 2
+	}
+	var store fileops.Store
+	var stateKey string
+	switch {
+	case *bucket != "" && *root != "":
+		fmt.Fprintln(stderr, "filecontext: give --root or --bucket, not both")
+		return 2
+	case *bucket != "":
+		awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "filecontext: AWS configuration:", err)
+			return 1
+		}
+		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = cfg.S3PathStyle }), *bucket)
+		stateKey = "s3://" + *bucket + "/" + *prefix
+	case *root != "":
+		abs, err := filepath.Abs(*root)
+		if err != nil {
+			fmt.Fprintln(stderr, "filecontext:", err)
+			return 2
+		}
+		ds, err := dirstore.Open(abs)
+		if err != nil {
+			fmt.Fprintln(stderr, "filecontext:", err)
+			return 2
+		}
+		defer ds.Close()
+		store, stateKey, *root = ds, abs, abs
+	default:
+		fmt.Fprintln(stderr, "filecontext: --root DIR (or --bucket NAME) is required")
+		return 2
+	}
+	stateDir, err := stateDirFor(*state, stateKey, *root)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 2
+	}
+	log := app.Logger(cfg.LogLevel)
+	parts, err := app.Build(cfg, store, nil, nil, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	handler := &transport.HTTPHandler{Router: parts.Router, CallerFor: func(r *http.Request) toolapi.Caller {
+		if strings.HasPrefix(r.URL.Path, "/approvals") {
+			return localOperator
+		}
+		return localAgent
+	}}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	what := *root
+	if *bucket != "" {
+		what = "s3://" + *bucket + "/" + *prefix
+	}
+	fmt.Fprintf(stdout, "filecontext: serving %s on http://%s (write tools %s, approval %s, state %s)\n",
+		what, ln.Addr(), *writeTools, *approval, stateDir)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "filecontext: shutdown:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "filecontext: stopped")
+	return 0
+}
+
+// stateDirFor picks the state directory and refuses one inside the served
+// directory, where agents could reach staged content.
+func stateDirFor(flagValue, key, root string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", err
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		sum := sha256.Sum256([]byte(key))
+		dir = filepath.Join(base, "filecontext", hex.EncodeToString(sum[:8]))
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if root != "" {
+		if rel, err := filepath.Rel(root, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("--state %s is inside --root %s; keep it outside the served directory", dir, root)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

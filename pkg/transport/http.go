@@ -1,0 +1,55 @@
+package transport
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/filecontext-aws/filecontext/pkg/toolapi"
+)
+
+// HTTPHandler serves the Router over net/http for the local server. Every
+// request acts as Caller: the local server has no IAM, so the host names the
+// identity (callerFor may pick one by path, e.g. an operator for /approvals).
+type HTTPHandler struct {
+	Router    *Router
+	CallerFor func(r *http.Request) toolapi.Caller
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	limit := h.Router.MaxRequestBytes
+	var body []byte
+	var err error
+	if limit > 0 {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
+	} else {
+		body, err = io.ReadAll(r.Body)
+	}
+	caller := toolapi.Caller{ID: "local"}
+	if h.CallerFor != nil {
+		caller = h.CallerFor(r)
+	}
+	req := Request{Method: r.Method, Path: r.URL.Path, Caller: caller, RequestID: r.Header.Get("X-Request-Id")}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		writeJSON(w, h.Router.Respond(req, TooLarge(limit), time.Now()))
+		return
+	}
+	query := map[string]string{}
+	for k, v := range r.URL.Query() {
+		if len(v) > 0 {
+			query[k] = v[0]
+		}
+	}
+	req.Query, req.Body = query, body
+	writeJSON(w, h.Router.Serve(r.Context(), req))
+}
+
+func writeJSON(w http.ResponseWriter, res Response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(res.Body)))
+	w.WriteHeader(res.Status)
+	w.Write(res.Body)
+}
