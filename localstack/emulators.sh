@@ -13,6 +13,7 @@
 set -euo pipefail
 
 VERSITYGW_VERSION=v1.8.0
+RIE_VERSION=v0.0.0-20261030222936-bef5c4ba774d
 MOTO_VERSION=5.2.1
 
 CACHE=${FILECONTEXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/filecontext}
@@ -42,6 +43,21 @@ install_versitygw() {
   echo "$exe"
 }
 
+install_rie() {
+  local exe=$BIN/aws-lambda-rie-$RIE_VERSION
+  if [ ! -x "$exe" ]; then
+    log "building aws-lambda-rie $RIE_VERSION"
+    mkdir -p "$BIN"
+    local tmp
+    tmp=$(mktemp -d)
+    (cd "$tmp" && GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$RIE_VERSION") \
+      || die "could not build aws-lambda-rie $RIE_VERSION"
+    mv "$tmp/aws-lambda-rie" "$exe"
+    rm -rf "$tmp"
+  fi
+  echo "$exe"
+}
+
 install_moto() {
   if python3 -c "import moto, sys; sys.exit(0 if moto.__version__ == '$MOTO_VERSION' else 1)" 2>/dev/null \
      && python3 -c "import flask, flask_cors" 2>/dev/null; then
@@ -54,6 +70,7 @@ install_moto() {
 cmd_install() {
   install_moto
   install_versitygw >/dev/null
+  install_rie >/dev/null
 }
 
 wait_http() { # name url pid
@@ -115,6 +132,8 @@ cmd_start() {
   install_moto
   start_moto
   start_versitygw
+  # aws-lambda-rie is started per function by the tests; they find it here.
+  echo "export FILECONTEXT_TEST_RIE=$(install_rie)" >>"$ENV_FILE"
   echo "$ENV_FILE"
 }
 

@@ -5,10 +5,12 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,4 +89,71 @@ func EmptyAndDelete(c *s3.Client, bucket string) error {
 		return fmt.Errorf("deleting bucket %s: %w", bucket, err)
 	}
 	return nil
+}
+
+// UploadDir copies a directory tree into a bucket under prefix.
+func UploadDir(t testing.TB, c *s3.Client, bucket, prefix, dir string) {
+	t.Helper()
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		_, err = c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(prefix + filepath.ToSlash(rel)), Body: bytes.NewReader(b)})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("uploading %s: %v", dir, err)
+	}
+}
+
+// Versitygw returns the versitygw target.
+func Versitygw(t testing.TB) S3Target {
+	t.Helper()
+	for _, tg := range S3Targets(t) {
+		if tg.Name == "versitygw" {
+			return tg
+		}
+	}
+	t.Fatal("no versitygw target")
+	return S3Target{}
+}
+
+// LambdaEnv is the environment a function needs to reach the versitygw
+// emulator as its data store.
+func LambdaEnv(t testing.TB, bucket, prefix string) map[string]string {
+	t.Helper()
+	return map[string]string{
+		"AWS_REGION":                "us-east-1",
+		"AWS_ACCESS_KEY_ID":         require(t, "FILECONTEXT_TEST_VERSITYGW_ACCESS_KEY"),
+		"AWS_SECRET_ACCESS_KEY":     require(t, "FILECONTEXT_TEST_VERSITYGW_SECRET_KEY"),
+		"AWS_ENDPOINT_URL_S3":       require(t, "FILECONTEXT_TEST_VERSITYGW_URL"),
+		"FILECONTEXT_S3_PATH_STYLE": "true",
+		"FILECONTEXT_BUCKET":        bucket,
+		"FILECONTEXT_ROOT_PREFIX":   prefix,
+		"FILECONTEXT_LOG_LEVEL":     "info",
+	}
+}
+
+// ResetDir makes the keys under prefix exactly the files of dir.
+func ResetDir(t testing.TB, c *s3.Client, bucket, prefix, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &bucket, Prefix: &prefix})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range page.Contents {
+			if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: o.Key}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	UploadDir(t, c, bucket, prefix, dir)
 }

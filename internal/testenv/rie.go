@@ -1,0 +1,139 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// FreePort returns a free loopback port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// BuildBootstrap builds a Lambda main package as Lambda runs it
+// (CGO_ENABLED=0, -trimpath, stripped) and returns the binary's path.
+func BuildBootstrap(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+// RIE is a bootstrap running under aws-lambda-rie.
+type RIE struct {
+	URL  string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	logs bytes.Buffer
+}
+
+// StartRIE runs bootstrap under aws-lambda-rie with env (on top of a minimal
+// environment) and waits until it accepts invocations.
+func StartRIE(t testing.TB, bootstrap string, env map[string]string) *RIE {
+	t.Helper()
+	rie := os.Getenv("FILECONTEXT_TEST_RIE")
+	if rie == "" {
+		t.Fatal("FILECONTEXT_TEST_RIE is not set: start the emulators with localstack/emulators.sh start")
+	}
+	port, apiPort := FreePort(t), FreePort(t)
+	r := &RIE{URL: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", port)}
+	r.cmd = exec.Command(rie, "--runtime-interface-emulator-address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", apiPort), bootstrap)
+	r.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "AWS_LAMBDA_FUNCTION_TIMEOUT=30"}
+	for k, v := range env {
+		r.cmd.Env = append(r.cmd.Env, k+"="+v)
+	}
+	r.cmd.Stdout = r
+	r.cmd.Stderr = r
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		if t.Failed() {
+			t.Logf("aws-lambda-rie output:\n%s", r.Logs())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("aws-lambda-rie did not listen within 10 s:\n%s", r.Logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Write collects the emulator's and the function's output.
+func (r *RIE) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logs.Write(p)
+}
+
+// Logs returns everything written so far.
+func (r *RIE) Logs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.logs.String()
+}
+
+// Invoke sends one event and returns the function's answer.
+func (r *RIE) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(payload))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return b, fmt.Errorf("invoke answered %s: %s", resp.Status, b)
+	}
+	return b, nil
+}
+
+var initDuration = regexp.MustCompile(`Init Duration: ([0-9.]+) ms`)
+
+// InitDuration returns the init duration the emulator reported, if any.
+func (r *RIE) InitDuration() (time.Duration, bool) {
+	m := initDuration.FindStringSubmatch(r.Logs())
+	if m == nil {
+		return 0, false
+	}
+	ms, _ := strconv.ParseFloat(m[1], 64)
+	return time.Duration(ms * float64(time.Millisecond)), true
+}
