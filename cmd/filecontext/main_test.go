@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildCLI builds the real binary once per test.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "filecontext")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServer runs `filecontext serve` as a process and returns its URL.
+func startServer(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--state", t.TempDir()}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start line: %v; stderr %s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	if m == "" {
+		t.Fatalf("start line %q has no URL", line)
+	}
+	go io.Copy(io.Discard, stdout)
+	return m, cmd
+}
+
+func TestServeExamplesAndCurl(t *testing.T) {
+	bin := buildCLI(t)
+	url, cmd := startServer(t, bin, "--root", "../../examples")
+	resp, err := http.Post(url+"/tools/file_access_read", "application/json", strings.NewReader(`{"fileName":"notes/todo.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Path, Content, ETag, LineEnding string
+		Size                            int
+	}
+	json.NewDecoder(resp.Body).Decode(&r)
+	resp.Body.Close()
+	want, _ := os.ReadFile("../../examples/notes/todo.txt")
+	if resp.StatusCode != 200 || r.Path != "notes/todo.txt" || r.Content != string(want) || r.Size != len(want) || r.LineEnding != "lf" {
+		t.Errorf("read = %d %+v", resp.StatusCode, r)
+	}
+
+	out, err := exec.Command(bin, "call", "file_access_read_lines", "fileName=notes/checklist.txt", "startLine=2", "endLine=3", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), `"content": "2\t- run the tests\r\n3\t- record the benchmarks\r\n"`) {
+		t.Errorf("call = %v\n%s", err, out)
+	}
+	c := exec.Command(bin, "call", "file_access_read", "fileName=missing.md", "--endpoint", url)
+	out, _ = c.Output()
+	if c.ProcessState.ExitCode() != 5 || !strings.Contains(string(out), "not_found") {
+		t.Errorf("missing file: exit %d\n%s", c.ProcessState.ExitCode(), out)
+	}
+	c = exec.Command(bin, "call", "file_access_write", "fileName=x.md", "content=x", "--endpoint", url)
+	out, _ = c.Output()
+	if c.ProcessState.ExitCode() != 4 || !strings.Contains(string(out), "write_tools_disabled") {
+		t.Errorf("write while disabled: exit %d\n%s", c.ProcessState.ExitCode(), out)
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the server did not exit cleanly on SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the server did not stop on SIGTERM")
+	}
+}
+
+func TestServeWritesWithApprovalOff(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	url, _ := startServer(t, bin, "--root", dir, "--write-tools", "enabled", "--approval", "off")
+	out, err := exec.Command(bin, "call", "file_access_write", "fileName=notes/a.md", "content=hello\n", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), `"status": "applied"`) {
+		t.Fatalf("write = %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes", "a.md")); string(b) != "hello\n" {
+		t.Errorf("file = %q", b)
+	}
+	out, err = exec.Command(bin, "call", "file_access_replace_lines", `edits:=[{"line_number":1,"new_line":"bye"}]`, "fileName=notes/a.md", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), "Replaced 1 line(s)") {
+		t.Fatalf("replace_lines = %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes", "a.md")); string(b) != "bye\n" {
+		t.Errorf("file = %q", b)
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	for _, args := range [][]string{nil, {"nope"}, {"serve"}, {"serve", "--root", "x", "--bucket", "y"}, {"serve", "--root", t.TempDir(), "--approval", "maybe"}, {"call"}} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(t.Context(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+	root := t.TempDir()
+	if code := run(t.Context(), []string{"serve", "--root", root, "--state", filepath.Join(root, "state")}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "outside") {
+		t.Errorf("state inside root: exit %d %s", code, stderr.String())
+	}
+	if code := run(t.Context(), []string{"help"}, &stdout, &stderr); code != 0 {
+		t.Errorf("help: %d", code)
+	}
+	if _, err := buildArgs([]string{"startLine=x"}, map[string]string{"startLine": "integer"}); err == nil {
+		t.Error("a bad integer was accepted")
+	}
+	if b, err := buildArgs([]string{"a=1", "b=true", "c:=[1]", "d=text"}, map[string]string{"a": "integer", "b": "boolean"}); err != nil || string(b) != `{"a":1,"b":true,"c":[1],"d":"text"}` {
+		t.Errorf("buildArgs = %s %v", b, err)
+	}
+}
