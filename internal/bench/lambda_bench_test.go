@@ -176,4 +176,3 @@ func armSize(b *testing.B, pkg string) (int64, int64) {
 	zw.Close()
 	return int64(len(data)), int64(buf.Len())
 }
-
