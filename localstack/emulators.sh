@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs, starts and stops the local AWS emulators the tests use, each
+# Installs, starts and stops the local AWS emulators the tests use (moto
+# server for S3 and DynamoDB, versitygw for S3, dynalite for DynamoDB, and
+# aws-lambda-rie, which the tests start per function), each
 # pinned to a version, each on a free loopback port, each waited for until
 # healthy. No Docker needed.
 #
@@ -15,6 +17,7 @@ set -euo pipefail
 VERSITYGW_VERSION=v1.8.0
 RIE_VERSION=v0.0.0-20261030222936-bef5c4ba774d
 MOTO_VERSION=5.2.1
+DYNALITE_VERSION=4.0.0
 
 CACHE=${FILECONTEXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/filecontext}
 STATE=${FILECONTEXT_EMULATOR_DIR:-${TMPDIR:-/tmp}/filecontext-emulators-$(id -u)}
@@ -58,6 +61,28 @@ install_rie() {
   echo "$exe"
 }
 
+install_dynalite() {
+  local dir=$CACHE/dynalite-$DYNALITE_VERSION
+  if [ ! -f "$dir/node_modules/dynalite/cli.js" ]; then
+    log "installing dynalite $DYNALITE_VERSION"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "dynalite@$DYNALITE_VERSION" >&2 \
+      || die "could not install dynalite@$DYNALITE_VERSION"
+  fi
+  echo "$dir/node_modules/dynalite/cli.js"
+}
+
+start_dynalite() {
+  local cli port
+  cli=$(install_dynalite)
+  port=$(free_port)
+  node "$cli" --port "$port" >"$STATE/dynalite.log" 2>&1 &
+  echo $! >"$STATE/dynalite.pid"
+  wait_http dynalite "http://127.0.0.1:$port/" "$(cat "$STATE/dynalite.pid")"
+  echo "export FILECONTEXT_TEST_DYNALITE_URL=http://127.0.0.1:$port" >>"$ENV_FILE"
+  log "dynalite $DYNALITE_VERSION on 127.0.0.1:$port"
+}
+
 install_moto() {
   if python3 -c "import moto, sys; sys.exit(0 if moto.__version__ == '$MOTO_VERSION' else 1)" 2>/dev/null \
      && python3 -c "import flask, flask_cors" 2>/dev/null; then
@@ -71,6 +96,7 @@ cmd_install() {
   install_moto
   install_versitygw >/dev/null
   install_rie >/dev/null
+  install_dynalite >/dev/null
 }
 
 wait_http() { # name url pid
@@ -132,6 +158,7 @@ cmd_start() {
   install_moto
   start_moto
   start_versitygw
+  start_dynalite
   # aws-lambda-rie is started per function by the tests; they find it here.
   echo "export FILECONTEXT_TEST_RIE=$(install_rie)" >>"$ENV_FILE"
   echo "$ENV_FILE"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -157,3 +158,31 @@ func ResetDir(t testing.TB, c *s3.Client, bucket, prefix, dir string) {
 	}
 	UploadDir(t, c, bucket, prefix, dir)
 }
+
+// DynamoTarget is one DynamoDB emulator.
+type DynamoTarget struct {
+	Name   string
+	Client *dynamodb.Client
+}
+
+// DynamoTargets returns a client for every DynamoDB emulator: moto server
+// and dynalite. It fails the test when either is not announced.
+func DynamoTargets(t testing.TB) []DynamoTarget {
+	t.Helper()
+	return []DynamoTarget{
+		{Name: "moto", Client: NewDynamoClient(require(t, "FILECONTEXT_TEST_MOTO_URL"))},
+		{Name: "dynalite", Client: NewDynamoClient(require(t, "FILECONTEXT_TEST_DYNALITE_URL"))},
+	}
+}
+
+// NewDynamoClient returns a DynamoDB client for an emulator endpoint.
+func NewDynamoClient(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+// TableName returns a unique table name.
+func TableName() string { return "fc-approvals-" + strings.ToLower(rand.Text()[:12]) }
