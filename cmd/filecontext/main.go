@@ -4,6 +4,7 @@
 //	                  [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
 //	filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
 //	filecontext tools [--endpoint URL]
+//	filecontext approvals list|show|approve|reject ...
 package main
 
 import (
@@ -26,6 +27,9 @@ const usage = `usage:
                     [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
   filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
   filecontext tools [--endpoint URL]
+  filecontext approvals list [--status pending] [--limit N] [--next-token T] [--endpoint URL]
+  filecontext approvals show|approve ID [--endpoint URL]
+  filecontext approvals reject ID [--reason TEXT] [--endpoint URL]
 `
 
 // run is main without the process: it returns the exit code.
@@ -41,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return call(ctx, args[1:], stdout, stderr)
 	case "tools":
 		return listTools(ctx, args[1:], stdout, stderr)
+	case "approvals":
+		return approvals(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -20,6 +20,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/approval/boltstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
@@ -94,8 +95,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 2
 	}
+	approvals, err := boltstore.Open(filepath.Join(stateDir, "approvals.db"))
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	defer approvals.Close()
+	stagingDir := filepath.Join(stateDir, "staging")
+	if err := os.MkdirAll(stagingDir, 0o700); err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	staging, err := dirstore.Open(stagingDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	defer staging.Close()
 	log := app.Logger(cfg.LogLevel)
-	parts, err := app.Build(cfg, store, nil, nil, log)
+	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
+		app.Serve{Tools: true, ApprovalRoutes: true}, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 2

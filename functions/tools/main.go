@@ -1,6 +1,7 @@
 // Command bootstrap is the tools Lambda function: the file tools behind API
-// Gateway and Bedrock action groups. It reads its configuration, builds the
-// SDK clients once, and starts.
+// Gateway and Bedrock action groups. Writes park in the approvals table
+// unless the environment turned approval off. It reads its configuration,
+// builds the SDK clients once, and starts.
 package main
 
 import (
@@ -11,24 +12,38 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
 func main() {
+	if err := start(); err != nil {
+		fmt.Fprintln(os.Stderr, "tools:", err)
+		os.Exit(1)
+	}
+}
+
+func start() error {
 	cfg, err := config.Load(os.Getenv, config.NeedBucket)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tools:", err)
-		os.Exit(1)
+		return err
 	}
-	client, err := app.LambdaS3Client(cfg.S3PathStyle)
+	clients, err := app.NewLambdaClients(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tools:", err)
-		os.Exit(1)
+		return err
 	}
-	parts, err := app.Build(cfg, app.S3Store(client, cfg), nil, nil, app.Logger(cfg.LogLevel))
+	st := app.Stores{Files: s3store.New(clients.S3, cfg.Bucket)}
+	if cfg.ApprovalsTable != "" {
+		st.Approvals = dynamostore.New(clients.Dynamo, cfg.ApprovalsTable)
+		if cfg.SystemBucket != "" {
+			st.Staging = s3store.New(clients.S3, cfg.SystemBucket)
+		}
+	}
+	parts, err := app.Build(cfg, st, app.Serve{Tools: true}, app.Logger(cfg.LogLevel))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tools:", err)
-		os.Exit(1)
+		return err
 	}
 	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes))
+	return nil
 }

@@ -1,19 +1,21 @@
-// Package app wires the entry points: it turns a configuration and a store
-// into the tool server and router every entry point serves. It holds no
+// Package app wires the entry points: it turns a configuration and stores
+// into the services and router every entry point serves. It holds no
 // behaviour of its own.
 package app
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/filecontext-aws/filecontext/internal/awsenv"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
-	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -28,36 +30,98 @@ func Logger(level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-// LambdaS3Client builds the S3 client of a Lambda function from its
-// environment (AWS_ENDPOINT_URL_S3 reaches an emulator).
-func LambdaS3Client(pathStyle bool) (*s3.Client, error) {
+// LambdaClients are the SDK clients of a Lambda function, built once from
+// its environment (AWS_ENDPOINT_URL_S3 / _DYNAMODB reach emulators).
+type LambdaClients struct {
+	S3     *s3.Client
+	Dynamo *dynamodb.Client
+}
+
+// NewLambdaClients builds the clients.
+func NewLambdaClients(cfg config.Config) (*LambdaClients, error) {
 	env, err := awsenv.FromOS()
 	if err != nil {
 		return nil, fmt.Errorf("AWS settings: %w", err)
 	}
-	return s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: pathStyle}), nil
+	return &LambdaClients{
+		S3:     s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
+		Dynamo: dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
+	}, nil
+}
+
+// Stores are what an entry point serves from.
+type Stores struct {
+	Files     fileops.Store  // the data store
+	Approvals approval.Store // nil: no approvals on this host
+	Staging   fileops.Store  // the system store for staged content
 }
 
 // Parts are the pieces an entry point serves.
 type Parts struct {
-	Files  *fileops.Service
-	Tools  *toolapi.Server
-	Router *transport.Router
+	Files     *fileops.Service
+	Approvals *approval.Service // nil without an approval store
+	Tools     *toolapi.Server
+	Router    *transport.Router
 }
 
-// Build assembles the file service, tool server and router over a store.
-func Build(cfg config.Config, store fileops.Store, parker toolapi.Parker, extra []toolapi.Tool, log *slog.Logger) (*Parts, error) {
-	files, err := fileops.New(store, cfg.Root, cfg.Limits)
+// Serve says which route families a host answers.
+type Serve struct {
+	Tools          bool
+	ApprovalRoutes bool
+	Extra          []toolapi.Tool
+	// AfterWrite is the approval test hook (see approval.Options).
+	AfterWrite func(*approval.Record) error
+}
+
+// Build assembles the services and the router.
+func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts, error) {
+	files, err := fileops.New(st.Files, cfg.Root, cfg.Limits)
 	if err != nil {
 		return nil, err
 	}
-	tools := toolapi.New(toolapi.Options{Files: files, WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Parker: parker, Extra: extra})
-	router := &transport.Router{Tools: tools, Title: Title, MaxRequestBytes: cfg.MaxRequestBytes, Log: log,
+	p := &Parts{Files: files}
+	if st.Approvals != nil {
+		if st.Staging == nil {
+			return nil, errors.New("configuration: an approval store needs a system store for staged content (FILECONTEXT_SYSTEM_BUCKET)")
+		}
+		p.Approvals, err = approval.New(approval.Options{Store: st.Approvals, Files: files, Staging: st.Staging,
+			TTL: cfg.ApprovalTTL, Lease: cfg.ApprovalLease, AllowSelfApprove: cfg.AllowSelfApprove, AfterWrite: serve.AfterWrite})
+		if err != nil {
+			return nil, err
+		}
+	} else if serve.Tools && cfg.WriteTools && !cfg.ApprovalOff {
+		return nil, errors.New("configuration: write tools that need approval need FILECONTEXT_APPROVALS_TABLE and FILECONTEXT_SYSTEM_BUCKET (or FILECONTEXT_APPROVAL=off)")
+	}
+	p.Router = &transport.Router{Title: Title, MaxRequestBytes: cfg.MaxRequestBytes, Log: log,
 		Budget: transport.Budget{OperationTimeout: cfg.OperationTimeout, ResponseMargin: cfg.ResponseMargin}}
-	return &Parts{Files: files, Tools: tools, Router: router}, nil
+	if serve.Tools {
+		opts := toolapi.Options{Files: files, WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Extra: serve.Extra}
+		if p.Approvals != nil {
+			opts.Approvals = p.Approvals
+		}
+		p.Tools = toolapi.New(opts)
+		p.Router.Tools = p.Tools
+	}
+	if serve.ApprovalRoutes {
+		if p.Approvals == nil {
+			return nil, errors.New("configuration: the approval routes need FILECONTEXT_APPROVALS_TABLE")
+		}
+		p.Router.Extra = append(p.Router.Extra, &transport.ApprovalRoutes{Service: p.Approvals})
+	}
+	return p, nil
 }
 
-// S3Store returns the data store of a configuration.
-func S3Store(client *s3.Client, cfg config.Config) fileops.Store {
-	return s3store.New(client, cfg.Bucket)
+// CrashAfterWriteForTests returns the approval hook that ends the process
+// right after a file write, before the outcome is recorded, when
+// FILECONTEXT_TEST_CRASH_AFTER_WRITE=1. The end-to-end tests use it to prove
+// that the next approve finishes the change; it is never set in a deployment.
+func CrashAfterWriteForTests() func(*approval.Record) error {
+	if os.Getenv("FILECONTEXT_TEST_CRASH_AFTER_WRITE") != "1" {
+		return nil
+	}
+	return func(*approval.Record) error {
+		fmt.Fprintln(os.Stderr, "FILECONTEXT_TEST_CRASH_AFTER_WRITE: exiting after the write")
+		os.Exit(70)
+		return nil
+	}
 }

@@ -27,6 +27,7 @@ type Config struct {
 	ApprovalOff      bool          // FILECONTEXT_APPROVAL=required|off (default required)
 	AllowSelfApprove bool          // FILECONTEXT_ALLOW_SELF_APPROVAL=true|false (default false)
 	ApprovalTTL      time.Duration // FILECONTEXT_APPROVAL_TTL (default 24h)
+	ApprovalLease    time.Duration // FILECONTEXT_APPROVAL_LEASE (default 5m): how long an approve in progress holds its claim
 	OperationTimeout time.Duration // FILECONTEXT_OPERATION_TIMEOUT (default unset)
 	ResponseMargin   time.Duration // FILECONTEXT_RESPONSE_MARGIN (default 500ms)
 	BedrockBodyBytes int           // FILECONTEXT_BEDROCK_BODY_BYTES (default 20000)
@@ -40,6 +41,7 @@ type Config struct {
 func Defaults() Config {
 	return Config{
 		ApprovalTTL:      24 * time.Hour,
+		ApprovalLease:    5 * time.Minute,
 		ResponseMargin:   500 * time.Millisecond,
 		BedrockBodyBytes: 20000,
 		MaxRequestBytes:  6 << 20,
@@ -114,6 +116,7 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 	duration("FILECONTEXT_OPERATION_TIMEOUT", &c.OperationTimeout, false)
 	duration("FILECONTEXT_RESPONSE_MARGIN", &c.ResponseMargin, true)
 	duration("FILECONTEXT_APPROVAL_TTL", &c.ApprovalTTL, false)
+	duration("FILECONTEXT_APPROVAL_LEASE", &c.ApprovalLease, false)
 	positive := func(name string, dst *int) {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {

@@ -244,3 +244,22 @@ func fileTools(files *fileops.Service) []Tool {
 		},
 	}
 }
+
+// approvalStatusTool lets an agent poll a parked write.
+func approvalStatusTool(a Approvals) Tool {
+	return Tool{
+		Name:     "file_context_approval_status",
+		ReadOnly: true,
+		Description: "Tell where a parked write stands: {approvalId, status: 'pending'|'approving'|'applied'|'conflict'|'failed'|'rejected'|'expired', " +
+			"tool, path, requestedAt, expiresAt, decidedBy?, decidedAt?, reason?, result?, preview}. On 'conflict' the file changed before approval: " +
+			"read it again and propose the change anew.",
+		Params: []Param{{Name: "approvalId", Type: "string", Required: true, Description: "The approvalId a write answered with."}},
+		Run: func(ctx context.Context, c *Call) (any, error) {
+			var a2 struct{ ApprovalID string }
+			if err := c.Decode(&a2); err != nil {
+				return nil, err
+			}
+			return a.Status(ctx, a2.ApprovalID)
+		},
+	}
+}

@@ -52,10 +52,14 @@ func (c *Call) Decode(v any) error {
 	return nil
 }
 
-// Parker stores a proposed change until a human approves it, and returns the
-// pending_approval result the agent sees.
-type Parker interface {
-	Park(ctx context.Context, c *fileops.Change, requester string) (any, error)
+// Approvals parks proposed changes until a human approves them, and tells
+// agents where a request stands.
+type Approvals interface {
+	// Park stores a checked change and returns the pending_approval result
+	// the agent sees. args are the tool's validated arguments.
+	Park(ctx context.Context, c *fileops.Change, requester string, args []byte) (any, error)
+	// Status returns an approval record as callers see it.
+	Status(ctx context.Context, approvalID string) (any, error)
 }
 
 // Options configure a Server.
@@ -67,8 +71,9 @@ type Options struct {
 	WriteTools bool
 	// ApprovalOff applies writes at once instead of parking them.
 	ApprovalOff bool
-	// Parker parks writes while approval is required.
-	Parker Parker
+	// Approvals parks writes while approval is required and serves
+	// file_context_approval_status; nil serves neither.
+	Approvals Approvals
 	// Extra are tools other packages contribute (graph, approval status).
 	Extra []Tool
 }
@@ -86,6 +91,9 @@ func New(opts Options) *Server {
 	var all []Tool
 	if opts.Files != nil {
 		all = append(all, fileTools(opts.Files)...)
+	}
+	if opts.Approvals != nil {
+		all = append(all, approvalStatusTool(opts.Approvals))
 	}
 	all = append(all, opts.Extra...)
 	for i := range all {
@@ -197,11 +205,11 @@ func (s *Server) run(ctx context.Context, c *Call) Result {
 		}
 		return Result{Status: http.StatusOK, Body: applied}
 	}
-	if s.opts.Parker == nil {
+	if s.opts.Approvals == nil {
 		return ErrorResult(fault.New(fault.WriteToolsDisabled,
 			"%s needs an approver, but this host has no approval store; ask the operator to configure one or to turn approval off.", c.Tool.Name))
 	}
-	pending, err := s.opts.Parker.Park(ctx, change, c.Caller.ID)
+	pending, err := s.opts.Approvals.Park(ctx, change, c.Caller.ID, c.Args)
 	if err != nil {
 		return ErrorResult(err)
 	}

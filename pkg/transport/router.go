@@ -70,7 +70,7 @@ type Handler interface {
 
 // Router routes API requests to the tool layer.
 type Router struct {
-	Tools           *toolapi.Server
+	Tools           *toolapi.Server // nil serves no /tools routes (the approve function)
 	Title           string
 	MaxRequestBytes int
 	Budget          Budget
@@ -120,6 +120,7 @@ func (r *Router) route(ctx context.Context, req Request) toolapi.Result {
 	}
 	path := strings.TrimSuffix(req.Path, "/")
 	switch {
+	case r.Tools == nil:
 	case path == "/tools" && req.Method == http.MethodGet:
 		return toolapi.Result{Status: http.StatusOK, Body: r.Tools.Catalog()}
 	case path == "/openapi.json" && req.Method == http.MethodGet:

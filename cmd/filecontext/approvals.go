@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+)
+
+// approvals drives the approval routes of a server.
+func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	flagArgs, rest := splitFlags(args)
+	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	endpoint := fs.String("endpoint", defaultEndpoint(), "server URL")
+	status := fs.String("status", "pending", "list: the status to list")
+	limit := fs.Int("limit", 0, "list: page size (1-100)")
+	next := fs.String("next-token", "", "list: the nextToken of the previous page")
+	reason := fs.String("reason", "", "reject: why")
+	if err := fs.Parse(flagArgs); err != nil {
+		return 2
+	}
+	if len(rest) == 0 {
+		fmt.Fprint(stderr, "filecontext approvals: say list, show ID, approve ID or reject ID\n")
+		return 2
+	}
+	var code int
+	var out []byte
+	var err error
+	switch {
+	case rest[0] == "list" && len(rest) == 1:
+		q := url.Values{"status": {*status}}
+		if *limit > 0 {
+			q.Set("limit", strconv.Itoa(*limit))
+		}
+		if *next != "" {
+			q.Set("nextToken", *next)
+		}
+		code, out, err = get(ctx, *endpoint+"/approvals?"+q.Encode())
+	case rest[0] == "show" && len(rest) == 2:
+		code, out, err = get(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1]))
+	case rest[0] == "approve" && len(rest) == 2:
+		code, out, err = post(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1])+"/approve", nil)
+	case rest[0] == "reject" && len(rest) == 2:
+		body, _ := json.Marshal(map[string]string{"reason": *reason})
+		code, out, err = post(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1])+"/reject", body)
+	default:
+		fmt.Fprintf(stderr, "filecontext approvals: unknown form %q\n", rest)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext approvals:", err)
+		return 1
+	}
+	printJSON(stdout, out)
+	return exitCode(code, out)
+}

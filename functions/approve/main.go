@@ -1,0 +1,47 @@
+// Command bootstrap is the approve Lambda function: the approval routes of
+// CONTRACT §6 behind API Gateway. It is the only function that writes the
+// data bucket. It reads its configuration, builds the SDK clients once, and
+// starts.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/filecontext-aws/filecontext/internal/app"
+	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/transport"
+)
+
+func main() {
+	if err := start(); err != nil {
+		fmt.Fprintln(os.Stderr, "approve:", err)
+		os.Exit(1)
+	}
+}
+
+func start() error {
+	cfg, err := config.Load(os.Getenv, config.NeedBucket|config.NeedSystemBucket|config.NeedApprovalsTable)
+	if err != nil {
+		return err
+	}
+	clients, err := app.NewLambdaClients(cfg)
+	if err != nil {
+		return err
+	}
+	st := app.Stores{
+		Files:     s3store.New(clients.S3, cfg.Bucket),
+		Approvals: dynamostore.New(clients.Dynamo, cfg.ApprovalsTable),
+		Staging:   s3store.New(clients.S3, cfg.SystemBucket),
+	}
+	parts, err := app.Build(cfg, st, app.Serve{ApprovalRoutes: true, AfterWrite: app.CrashAfterWriteForTests()}, app.Logger(cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes))
+	return nil
+}
