@@ -138,3 +138,63 @@ func TestCommandLineErrors(t *testing.T) {
 		t.Errorf("buildArgs = %s %v", b, err)
 	}
 }
+
+func TestLocalApprovalSurvivesARestart(t *testing.T) {
+	bin := buildCLI(t)
+	dir, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "plan.md"), []byte("draft\n"), 0o644)
+	start := func() (string, *exec.Cmd) {
+		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--state", state, "--root", dir, "--write-tools", "enabled")
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		go io.Copy(io.Discard, stdout)
+		return regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line), cmd
+	}
+	url, cmd := start()
+	out, err := exec.Command(bin, "call", "file_access_replace", "fileName=plan.md", "oldString=draft", "newString=final", "--endpoint", url).Output()
+	if err != nil {
+		t.Fatalf("write: %v %s", err, out)
+	}
+	var parked struct{ Status, ApprovalID string }
+	json.Unmarshal(out, &parked)
+	if parked.Status != "pending_approval" || parked.ApprovalID == "" {
+		t.Fatalf("write answered %s", out)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+
+	url, _ = start()
+	out, err = exec.Command(bin, "approvals", "list", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), parked.ApprovalID) {
+		t.Fatalf("list after restart: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.md")); string(b) != "draft\n" {
+		t.Fatal("the file changed before approval")
+	}
+	out, err = exec.Command(bin, "approvals", "approve", parked.ApprovalID, "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), `"status": "applied"`) || !strings.Contains(string(out), `"decidedBy": "local:operator"`) {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "plan.md")); string(b) != "final\n" {
+		t.Errorf("file = %q", b)
+	}
+	c := exec.Command(bin, "approvals", "approve", parked.ApprovalID, "--endpoint", url)
+	out, _ = c.Output()
+	if c.ProcessState.ExitCode() != 6 {
+		t.Errorf("second approve: exit %d %s", c.ProcessState.ExitCode(), out)
+	}
+	// Reject through the CLI.
+	out, _ = exec.Command(bin, "call", "file_access_delete", "fileName=plan.md", "--endpoint", url).Output()
+	json.Unmarshal(out, &parked)
+	out, err = exec.Command(bin, "approvals", "reject", parked.ApprovalID, "--reason", "keep it", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), `"reason": "keep it"`) {
+		t.Errorf("reject: %v %s", err, out)
+	}
+	if out, err := exec.Command(bin, "approvals", "show", parked.ApprovalID, "--endpoint", url).Output(); err != nil || !strings.Contains(string(out), `"status": "rejected"`) {
+		t.Errorf("show: %v %s", err, out)
+	}
+}
