@@ -21,7 +21,7 @@ import (
 
 // countingStore counts successful writes per key.
 type countingStore struct {
-	*memstore.Store
+	fileops.Store
 	mu     sync.Mutex
 	writes map[string]int
 }
@@ -49,7 +49,8 @@ func (c *countingStore) Delete(ctx context.Context, key string, o fileops.Delete
 type env struct {
 	t       *testing.T
 	data    *countingStore
-	staging *memstore.Store
+	raw     fileops.Store
+	staging fileops.Store
 	files   *fileops.Service
 	svc     *approval.Service
 	clock   *atomic.Int64 // unix nanos
@@ -58,36 +59,82 @@ type env struct {
 
 const agent, operator = "arn:aws:iam::1:role/agent", "arn:aws:iam::1:user/operator"
 
-func newEnv(t *testing.T, tune func(*approval.Options)) *env {
-	t.Helper()
-	e := &env{t: t, data: &countingStore{Store: memstore.New(), writes: map[string]int{}}, staging: memstore.New(), clock: &atomic.Int64{}}
-	e.clock.Store(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixNano())
-	root, _ := pathsafe.NewRoot("data")
-	var err error
-	e.files, err = fileops.New(e.data, root, fileops.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
+// Backend supplies the stores of one test environment.
+type Backend struct {
+	Name      string
+	Approvals func(t *testing.T) approval.Store
+	Data      func(t *testing.T) fileops.Store // each call a fresh, empty store
+}
+
+// embedded is the backend of the unit tests: bbolt and memory.
+var embedded = Backend{
+	Name: "bolt+memory",
+	Approvals: func(t *testing.T) approval.Store {
+		s, err := boltstore.Open(filepath.Join(t.TempDir(), "a.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	},
+	Data: func(*testing.T) fileops.Store { return memstore.New() },
+}
+
+type newEnvFunc func(t *testing.T, tune func(*approval.Options)) *env
+
+func envFor(b Backend) newEnvFunc {
+	return func(t *testing.T, tune func(*approval.Options)) *env {
+		t.Helper()
+		raw := b.Data(t)
+		e := &env{t: t, raw: raw, data: &countingStore{Store: raw, writes: map[string]int{}}, staging: b.Data(t), clock: &atomic.Int64{}}
+		e.clock.Store(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixNano())
+		root, _ := pathsafe.NewRoot("data")
+		var err error
+		e.files, err = fileops.New(e.data, root, fileops.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.opts = approval.Options{Store: b.Approvals(t), Files: e.files, Staging: e.staging, Now: func() time.Time { return time.Unix(0, e.clock.Load()) }, Lease: time.Minute}
+		if tune != nil {
+			tune(&e.opts)
+		}
+		e.svc, err = approval.New(e.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
-	store, err := boltstore.Open(filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// flows are the approval flows every backend runs.
+var flows = []struct {
+	name string
+	run  func(t *testing.T, newEnv newEnvFunc)
+}{
+	{"park, list, approve", parkListApprove},
+	{"reject leaves the file", rejectLeavesTheFile},
+	{"a changed file is a conflict and keeps the other edit", changedFileIsAConflict},
+	{"expired requests are refused", expiredRequestsAreRefused},
+	{"self-approval", selfApproval},
+	{"concurrent decisions have one winner", concurrentDecisionsHaveOneWinner},
+	{"an approve that dies is finished by the next", approveThatDiesIsFinished},
+	{"bad requests", badRequests},
+	{"previews are bounded", previewsAreBounded},
+}
+
+func TestFlows(t *testing.T) { RunFlows(t, embedded) }
+
+// RunFlows runs every flow over a backend.
+func RunFlows(t *testing.T, b Backend) {
+	for _, f := range flows {
+		t.Run(f.name, func(t *testing.T) { f.run(t, envFor(b)) })
 	}
-	t.Cleanup(func() { store.Close() })
-	e.opts = approval.Options{Store: store, Files: e.files, Staging: e.staging, Now: func() time.Time { return time.Unix(0, e.clock.Load()) }, Lease: time.Minute}
-	if tune != nil {
-		tune(&e.opts)
-	}
-	e.svc, err = approval.New(e.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
 
 func (e *env) advance(d time.Duration) { e.clock.Add(int64(d)) }
 
 func (e *env) put(path, content string) fileops.ObjectInfo {
-	info, err := e.data.Store.Put(context.Background(), "data/"+path, []byte(content), fileops.PutOptions{})
+	info, err := e.raw.Put(context.Background(), "data/"+path, []byte(content), fileops.PutOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -122,7 +169,7 @@ func wantCode(t *testing.T, err error, code fault.Code) *fault.Error {
 	return fault.As(err)
 }
 
-func TestParkListApprove(t *testing.T) {
+func parkListApprove(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	e.put("notes.md", "one\ntwo\n")
@@ -162,7 +209,7 @@ func TestParkListApprove(t *testing.T) {
 	}
 }
 
-func TestRejectLeavesTheFile(t *testing.T) {
+func rejectLeavesTheFile(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	e.put("a.md", "a\n")
@@ -182,7 +229,7 @@ func TestRejectLeavesTheFile(t *testing.T) {
 	wantCode(t, err, fault.Conflict)
 }
 
-func TestAChangedFileIsAConflictAndKeepsTheOtherEdit(t *testing.T) {
+func changedFileIsAConflict(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	e.put("c.md", "base\n")
@@ -206,7 +253,7 @@ func TestAChangedFileIsAConflictAndKeepsTheOtherEdit(t *testing.T) {
 	}
 }
 
-func TestExpiredRequestsAreRefused(t *testing.T) {
+func expiredRequestsAreRefused(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	e.put("x.md", "x")
@@ -235,7 +282,7 @@ func TestExpiredRequestsAreRefused(t *testing.T) {
 	wantCode(t, err, fault.Conflict)
 }
 
-func TestSelfApproval(t *testing.T) {
+func selfApproval(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	e.put("s.md", "s")
@@ -257,7 +304,7 @@ func TestSelfApproval(t *testing.T) {
 	}
 }
 
-func TestConcurrentDecisionsHaveOneWinner(t *testing.T) {
+func concurrentDecisionsHaveOneWinner(t *testing.T, newEnv newEnvFunc) {
 	for _, mixed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mixed=%v", mixed), func(t *testing.T) {
 			ctx := context.Background()
@@ -313,7 +360,7 @@ func TestConcurrentDecisionsHaveOneWinner(t *testing.T) {
 	}
 }
 
-func TestAnApproveThatDiesIsFinishedByTheNext(t *testing.T) {
+func approveThatDiesIsFinished(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	crash := errors.New("killed after the write")
 	armed := atomic.Bool{}
@@ -366,7 +413,7 @@ func TestAnApproveThatDiesIsFinishedByTheNext(t *testing.T) {
 	}
 }
 
-func TestBadRequests(t *testing.T) {
+func badRequests(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, nil)
 	_, err := e.svc.Approve(ctx, "apr_nope", operator)
@@ -384,7 +431,7 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
-func TestPreviewsAreBounded(t *testing.T) {
+func previewsAreBounded(t *testing.T, newEnv newEnvFunc) {
 	ctx := context.Background()
 	e := newEnv(t, func(o *approval.Options) { o.PreviewBytes = 300 })
 	e.put("p.md", "")
