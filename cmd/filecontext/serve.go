@@ -112,9 +112,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer staging.Close()
+	snapshotsDir := filepath.Join(stateDir, "snapshots")
+	if err := os.MkdirAll(snapshotsDir, 0o700); err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	snapshots, err := dirstore.Open(snapshotsDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	defer snapshots.Close()
 	log := app.Logger(cfg.LogLevel)
-	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
-		app.Serve{Tools: true, ApprovalRoutes: true}, log)
+	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging, Snapshots: snapshots},
+		app.Serve{Tools: true, Graph: true, ApprovalRoutes: true}, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 2

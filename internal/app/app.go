@@ -16,6 +16,7 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -54,19 +55,22 @@ type Stores struct {
 	Files     fileops.Store  // the data store
 	Approvals approval.Store // nil: no approvals on this host
 	Staging   fileops.Store  // the system store for staged content
+	Snapshots fileops.Store  // the system store for graph snapshots (nil: none kept)
 }
 
 // Parts are the pieces an entry point serves.
 type Parts struct {
 	Files     *fileops.Service
 	Approvals *approval.Service // nil without an approval store
+	Graph     *mdkb.Service     // nil unless the host serves the graph
 	Tools     *toolapi.Server
 	Router    *transport.Router
 }
 
 // Serve says which route families a host answers.
 type Serve struct {
-	Tools          bool
+	Tools          bool // the file tools
+	Graph          bool // the graph tools
 	ApprovalRoutes bool
 	Extra          []toolapi.Tool
 	// AfterWrite is the approval test hook (see approval.Options).
@@ -94,10 +98,16 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 	}
 	p.Router = &transport.Router{Title: Title, MaxRequestBytes: cfg.MaxRequestBytes, Log: log,
 		Budget: transport.Budget{OperationTimeout: cfg.OperationTimeout, ResponseMargin: cfg.ResponseMargin}}
-	if serve.Tools {
-		opts := toolapi.Options{Files: files, WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Extra: serve.Extra}
-		if p.Approvals != nil {
-			opts.Approvals = p.Approvals
+	if serve.Graph {
+		p.Graph = mdkb.New(st.Files, cfg.Root, st.Snapshots, cfg.GraphLimits)
+	}
+	if serve.Tools || serve.Graph {
+		opts := toolapi.Options{WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Extra: serve.Extra, Graph: p.Graph}
+		if serve.Tools {
+			opts.Files = files
+			if p.Approvals != nil {
+				opts.Approvals = p.Approvals
+			}
 		}
 		p.Tools = toolapi.New(opts)
 		p.Router.Tools = p.Tools

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 )
 
@@ -35,6 +36,7 @@ type Config struct {
 	S3PathStyle      bool          // FILECONTEXT_S3_PATH_STYLE=true for emulators
 	LogLevel         string        // FILECONTEXT_LOG_LEVEL=debug|info|warn|error (default info)
 	Limits           fileops.Limits
+	GraphLimits      mdkb.Limits
 }
 
 // Defaults returns the configuration with every default and no bucket.
@@ -47,6 +49,7 @@ func Defaults() Config {
 		MaxRequestBytes:  6 << 20,
 		LogLevel:         "info",
 		Limits:           fileops.DefaultLimits(),
+		GraphLimits:      mdkb.DefaultLimits(),
 	}
 }
 
@@ -137,7 +140,20 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 
 	// Every limit has a variable named after its JSON name:
 	// maximumFullReadBytes -> FILECONTEXT_MAXIMUM_FULL_READ_BYTES.
-	lv := reflect.ValueOf(&c.Limits).Elem()
+	for _, lv := range []reflect.Value{reflect.ValueOf(&c.Limits).Elem(), reflect.ValueOf(&c.GraphLimits).Elem()} {
+		readLimits(getenv, lv, bad)
+	}
+	if err := c.Limits.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("configuration: %w", errors.Join(errs...))
+	}
+	return c, nil
+}
+
+// readLimits sets the fields of a limits struct from their variables.
+func readLimits(getenv func(string) string, lv reflect.Value, bad func(name, format string, args ...any)) {
 	lt := lv.Type()
 	for i := range lt.NumField() {
 		f := lt.Field(i)
@@ -163,13 +179,6 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 		}
 		field.SetInt(n)
 	}
-	if err := c.Limits.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("configuration: %w", errors.Join(errs...))
-	}
-	return c, nil
 }
 
 // LimitVariable returns the environment variable of a limit's JSON name.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 )
 
 // Tool is one entry of the catalog. A read tool has Run; a write tool has
@@ -74,7 +75,9 @@ type Options struct {
 	// Approvals parks writes while approval is required and serves
 	// file_context_approval_status; nil serves neither.
 	Approvals Approvals
-	// Extra are tools other packages contribute (graph, approval status).
+	// Graph serves the Markdown knowledge graph tools; nil serves none.
+	Graph *mdkb.Service
+	// Extra are tools the host adds.
 	Extra []Tool
 }
 
@@ -94,6 +97,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Approvals != nil {
 		all = append(all, approvalStatusTool(opts.Approvals))
+	}
+	if opts.Graph != nil {
+		all = append(all, graphTools(opts.Graph)...)
 	}
 	all = append(all, opts.Extra...)
 	for i := range all {
@@ -260,6 +266,9 @@ func (s *Server) Instructions() string {
 	}
 	if has["file_context_read_range"] {
 		b.WriteString("- Page through long files with file_context_read_range, passing next.cursor from each result to the next call.\n")
+	}
+	if has["file_context_markdown_graph_search"] {
+		b.WriteString("- Find documents in the Markdown knowledge base with file_context_markdown_graph_search (titles rank above descriptions, keywords and body text); export the graph with file_context_markdown_graph_export.\n")
 	}
 	if has["file_context_download"] {
 		b.WriteString("- Fetch binary files, or bytes of lines too long for a window, with file_context_download.\n")

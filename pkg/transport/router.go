@@ -6,6 +6,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,10 +106,10 @@ func (r *Router) Serve(ctx context.Context, req Request) Response {
 
 // Respond encodes a result and logs the call once.
 func (r *Router) Respond(req Request, res toolapi.Result, start time.Time) Response {
-	body, err := json.Marshal(res.Body)
+	body, err := marshal(res.Body)
 	if err != nil {
 		res = toolapi.ErrorResult(fault.New(fault.Internal, "internal error").WithCause(err))
-		body, _ = json.Marshal(res.Body)
+		body, _ = marshal(res.Body)
 	}
 	r.logCall(req, res, time.Since(start))
 	return Response{Status: res.Status, Body: body, Result: res}
@@ -159,4 +160,16 @@ func (r *Router) logCall(req Request, res toolapi.Result, d time.Duration) {
 		}
 	}
 	r.Log.Log(context.Background(), level, "call", attrs...)
+}
+
+// marshal encodes JSON without HTML escaping, so '<', '>' and '&' in file
+// content and exports reach the agent as they are.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

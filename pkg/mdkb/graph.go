@@ -1,0 +1,221 @@
+package mdkb
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Node is a searchable node of the graph.
+type Node struct {
+	ID          string
+	Label       string
+	Description string
+	Path        string // documents only
+	Keywords    []string
+	Related     []string // labels of related nodes
+	Body        string   // lowercased prose, documents only
+}
+
+// Graph is the assembled graph of a scope.
+type Graph struct {
+	Triples   []Triple
+	Nodes     []*Node // documents first, in path order, then other nodes by ID
+	Documents int
+	Warnings  []string
+}
+
+var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// Build assembles the graph of the documents, in path order. Links to
+// documents outside the set, and wiki links that name no document, make no
+// edge.
+func Build(docs []*DocInfo) *Graph {
+	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
+	g := &Graph{Documents: len(docs)}
+	byPath := map[string]*DocInfo{}
+	byName := map[string]*DocInfo{}
+	for _, d := range docs {
+		byPath[d.Path] = d
+	}
+	// Titles first, then file names, so a title wins a clash.
+	for i := len(docs) - 1; i >= 0; i-- {
+		d := docs[i]
+		base := path.Base(d.Path)
+		byName[strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))] = d
+	}
+	for i := len(docs) - 1; i >= 0; i-- {
+		byName[strings.ToLower(docs[i].Title)] = docs[i]
+	}
+	resolveDoc := func(ref string) *DocInfo {
+		if d, ok := byPath[ref]; ok {
+			return d
+		}
+		return byName[strings.ToLower(strings.TrimSpace(ref))]
+	}
+
+	others := map[string]*Node{}
+	add := func(s, p string, o Term) { g.Triples = append(g.Triples, Triple{S: s, P: p, O: o}) }
+	named := func(kind, typ, name, desc string) string {
+		id := nodeIRI(kind, name)
+		if n, ok := others[id]; ok {
+			if n.Description == "" && desc != "" {
+				n.Description = desc
+				add(id, SchemaNS+"description", Lit(desc))
+			}
+			return id
+		}
+		others[id] = &Node{ID: id, Label: name, Description: desc}
+		add(id, RDFType, IRI(typ))
+		add(id, SchemaNS+"name", Lit(name))
+		if desc != "" {
+			add(id, SchemaNS+"description", Lit(desc))
+		}
+		return id
+	}
+	// ref resolves a reference to a document, or makes it an entity.
+	ref := func(name string) (string, string) {
+		if d := resolveDoc(name); d != nil {
+			return docIRI(d.Path), d.Title
+		}
+		return named("entity", SchemaNS+"Thing", name, ""), name
+	}
+
+	for _, d := range docs {
+		id := docIRI(d.Path)
+		n := &Node{ID: id, Label: d.Title, Description: d.Description, Path: d.Path, Keywords: d.Keywords, Body: d.Body}
+		g.Nodes = append(g.Nodes, n)
+		g.Warnings = append(g.Warnings, d.Warnings...)
+		add(id, RDFType, IRI(SchemaNS+"Article"))
+		add(id, SchemaNS+"name", Lit(d.Title))
+		if d.Description != "" {
+			add(id, SchemaNS+"description", Lit(d.Description))
+		}
+		for _, k := range dedupe(d.Keywords) {
+			add(id, SchemaNS+"keywords", Lit(k))
+		}
+		for _, a := range d.About {
+			add(id, SchemaNS+"about", IRI(named("entity", SchemaNS+"Thing", a, "")))
+		}
+		for _, a := range d.Authors {
+			add(id, SchemaNS+"author", IRI(named("person", SchemaNS+"Person", a, "")))
+		}
+		for _, pv := range [][2]string{{"datePublished", d.DatePublished}, {"dateModified", d.DateModified}} {
+			p, v := pv[0], pv[1]
+			if v == "" {
+				continue
+			}
+			if datePattern.MatchString(v) {
+				add(id, SchemaNS+p, Term{Value: v, Literal: true, Datatype: XSDDate})
+			} else {
+				add(id, SchemaNS+p, Lit(v))
+			}
+		}
+		add(id, ProvNS+"wasDerivedFrom", IRI(fileIRI(d.Path)))
+		mentioned := map[string]bool{}
+		for _, l := range d.Links {
+			if t, ok := byPath[l]; ok && t != d {
+				mentioned[docIRI(t.Path)] = true
+			}
+		}
+		for _, w := range d.WikiLinks {
+			if t := resolveDoc(w); t != nil && t != d {
+				mentioned[docIRI(t.Path)] = true
+			}
+		}
+		for _, m := range sortedKeys(mentioned) {
+			add(id, SchemaNS+"mentions", IRI(m))
+		}
+		for _, gname := range d.Groups {
+			add(id, KBNS+"group", IRI(named("group", KBNS+"Group", gname, "")))
+		}
+		for _, r := range d.Related {
+			target, label := ref(r)
+			add(id, KBNS+"related", IRI(target))
+			n.Related = append(n.Related, label)
+		}
+		for _, s := range d.NextSteps {
+			target, label := ref(s)
+			add(id, KBNS+"nextStep", IRI(target))
+			n.Related = append(n.Related, label)
+		}
+		for _, e := range d.Entities {
+			typ := SchemaNS + "Thing"
+			if e.Type != "" {
+				typ = expand(e.Type, SchemaNS)
+			}
+			eid := named("entity", typ, e.Name, e.Description)
+			add(id, SchemaNS+"mentions", IRI(eid))
+			n.Related = append(n.Related, e.Name)
+		}
+		for _, e := range d.Edges {
+			subject := id
+			if e.Subject != "" {
+				subject, _ = ref(e.Subject)
+			}
+			object, label := ref(e.Object)
+			add(subject, expand(e.Predicate, KBNS), IRI(object))
+			if subject == id {
+				n.Related = append(n.Related, label)
+			}
+		}
+	}
+	for _, id := range sortedKeys(others) {
+		g.Nodes = append(g.Nodes, others[id])
+	}
+	g.Triples = dedupeTriples(g.Triples)
+	return g
+}
+
+// expand turns a CURIE with a known prefix, or a full IRI, into an IRI;
+// a bare word becomes a term of vocab.
+func expand(name, vocab string) string {
+	name = strings.TrimSpace(name)
+	if strings.Contains(name, "://") {
+		return name
+	}
+	if p, local, ok := strings.Cut(name, ":"); ok {
+		for _, pre := range Prefixes {
+			if pre[0] == p {
+				return pre[1] + local
+			}
+		}
+	}
+	return vocab + camel(name)
+}
+
+// camel makes "next step" into "nextStep".
+func camel(s string) string {
+	words := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
+	for i, w := range words {
+		if i > 0 {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	if len(words) == 0 {
+		return "relatedTo"
+	}
+	return strings.Join(words, "")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dedupeTriples(ts []Triple) []Triple {
+	seen := map[Triple]bool{}
+	out := ts[:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

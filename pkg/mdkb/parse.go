@@ -1,0 +1,313 @@
+package mdkb
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	meta "github.com/yuin/goldmark-meta"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// bodyCap bounds the body text kept per document for search.
+const bodyCap = 16 << 10
+
+// DocInfo is what one Markdown file contributes, parsed once per ETag.
+// Links are resolved to logical paths; edges to other documents are made
+// when the graph is assembled, against the documents then in scope.
+type DocInfo struct {
+	Path          string            `json:"path"`
+	ETag          string            `json:"etag"`
+	Title         string            `json:"title"`
+	Description   string            `json:"description,omitempty"`
+	Keywords      []string          `json:"keywords,omitempty"`
+	About         []string          `json:"about,omitempty"`
+	Authors       []string          `json:"authors,omitempty"`
+	DatePublished string            `json:"datePublished,omitempty"`
+	DateModified  string            `json:"dateModified,omitempty"`
+	Groups        []string          `json:"groups,omitempty"`
+	Related       []string          `json:"related,omitempty"`
+	NextSteps     []string          `json:"nextSteps,omitempty"`
+	Entities      []Entity          `json:"entities,omitempty"`
+	Edges         []Edge            `json:"edges,omitempty"`
+	Links         []string          `json:"links,omitempty"`     // logical paths of linked .md files
+	WikiLinks     []string          `json:"wikiLinks,omitempty"` // [[names]]
+	Body          string            `json:"body,omitempty"`      // prose, lowercased, capped
+	Warnings      []string          `json:"warnings,omitempty"`
+	Extra         map[string]string `json:"extra,omitempty"`
+}
+
+// Entity is a graph_entities item.
+type Entity struct {
+	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Edge is a graph_edges item: subject (default: the document), predicate,
+// object (a document title or path, or an entity name).
+type Edge struct {
+	Subject   string `json:"subject,omitempty"`
+	Predicate string `json:"predicate"`
+	Object    string `json:"object"`
+}
+
+var md = goldmark.New(goldmark.WithExtensions(meta.Meta))
+
+var wikiLink = regexp.MustCompile(`\[\[([^\[\]|\n]{1,200})(?:\|[^\[\]\n]{0,200})?\]\]`)
+
+// Parse reads one Markdown document. It never fails: malformed front matter
+// leaves the document without metadata and adds a warning.
+func Parse(logicalPath, etag string, src []byte) *DocInfo {
+	d := &DocInfo{Path: logicalPath, ETag: etag}
+	src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	ctx := parser.NewContext()
+	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(ctx))
+	fm, err := meta.TryGet(ctx)
+	if err != nil {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the front matter is not valid YAML (%v); the document is loaded without it", logicalPath, firstLine(err.Error())))
+		fm = nil
+	}
+	d.applyFrontMatter(fm)
+
+	var body, para strings.Builder
+	heading := ""
+	flush := func() {
+		t := para.String()
+		for _, m := range wikiLink.FindAllStringSubmatch(t, -1) {
+			d.WikiLinks = append(d.WikiLinks, strings.TrimSpace(m[1]))
+		}
+		if body.Len() < bodyCap {
+			body.WriteString(t)
+			body.WriteByte('\n')
+		}
+		para.Reset()
+	}
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.RawHTML:
+			return ast.WalkSkipChildren, nil
+		case *ast.Heading:
+			if !entering {
+				if heading == "" && n.Level >= 1 {
+					heading = strings.TrimSpace(para.String())
+				}
+				flush()
+			}
+		case *ast.Paragraph, *ast.TextBlock:
+			if !entering {
+				flush()
+			}
+		case *ast.Link:
+			if entering {
+				d.addLink(string(n.Destination))
+			}
+		case *ast.Text:
+			if entering {
+				para.Write(n.Segment.Value(src))
+				if n.SoftLineBreak() || n.HardLineBreak() {
+					para.WriteByte(' ')
+				}
+			}
+		case *ast.String:
+			if entering {
+				para.Write(n.Value)
+			}
+		case *ast.CodeSpan:
+			if entering {
+				for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+					if t, ok := c.(*ast.Text); ok {
+						para.Write(t.Segment.Value(src))
+					}
+				}
+				return ast.WalkSkipChildren, nil
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	flush()
+	b := strings.ToLower(body.String())
+	if len(b) > bodyCap {
+		b = b[:bodyCap]
+		for len(b) > 0 && !utf8RuneStart(b[len(b)-1]) {
+			b = b[:len(b)-1]
+		}
+	}
+	d.Body = b
+	if d.Title == "" {
+		d.Title = heading
+	}
+	if d.Title == "" {
+		base := path.Base(logicalPath)
+		d.Title = strings.TrimSuffix(base, path.Ext(base))
+	}
+	d.Links = dedupe(d.Links)
+	d.WikiLinks = dedupe(d.WikiLinks)
+	return d
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// addLink keeps links to other Markdown files, resolved against the
+// document's directory; anchors and queries are dropped, URLs and links that
+// leave the root are ignored.
+func (d *DocInfo) addLink(dest string) {
+	if dest == "" || strings.HasPrefix(dest, "#") || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") || strings.HasPrefix(dest, "/") {
+		return
+	}
+	if i := strings.IndexAny(dest, "#?"); i >= 0 {
+		dest = dest[:i]
+	}
+	if u, err := url.PathUnescape(dest); err == nil {
+		dest = u
+	}
+	if !strings.EqualFold(path.Ext(dest), ".md") {
+		return
+	}
+	target := path.Join(path.Dir(d.Path), dest)
+	if target == ".." || strings.HasPrefix(target, "../") || target == "." {
+		return
+	}
+	d.Links = append(d.Links, target)
+}
+
+// applyFrontMatter reads the markdown-ld-kb keys.
+func (d *DocInfo) applyFrontMatter(fm map[string]any) {
+	if fm == nil {
+		return
+	}
+	get := func(keys ...string) any {
+		for _, k := range keys {
+			if v, ok := fm[k]; ok {
+				return v
+			}
+		}
+		return nil
+	}
+	d.Title = str(get("title", "name"))
+	d.Description = str(get("summary", "description"))
+	d.Keywords = append(list(get("tags")), list(get("keywords"))...)
+	d.About = list(get("about"))
+	d.Authors = list(get("author", "authors"))
+	d.DatePublished = str(get("date_published", "datePublished", "date"))
+	d.DateModified = str(get("date_modified", "dateModified", "updated"))
+	d.Groups = list(get("graph_groups"))
+	d.Related = list(get("graph_related"))
+	d.NextSteps = list(get("graph_next_steps"))
+	if raw, ok := get("graph_entities").([]any); ok {
+		for _, item := range raw {
+			switch v := item.(type) {
+			case string:
+				d.Entities = append(d.Entities, Entity{Name: strings.TrimSpace(v)})
+			default:
+				m := mapOf(v)
+				if name := str(m["name"]); name != "" {
+					d.Entities = append(d.Entities, Entity{Name: name, Type: str(m["type"]), Description: str(m["description"])})
+				}
+			}
+		}
+	}
+	if raw, ok := get("graph_edges").([]any); ok {
+		for _, item := range raw {
+			m := mapOf(item)
+			e := Edge{Subject: str(m["subject"]), Predicate: str(m["predicate"]), Object: str(m["object"])}
+			if e.Predicate != "" && e.Object != "" {
+				d.Edges = append(d.Edges, e)
+			} else {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: a graph_edges item needs predicate and object", d.Path))
+			}
+		}
+	}
+	if _, ok := fm["@context"]; ok {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: @context in front matter is ignored; contexts are never fetched", d.Path))
+	}
+}
+
+// str renders a scalar front-matter value as a string.
+func str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case []any, map[any]any, map[string]any:
+		m := mapOf(x)
+		if n := str(m["name"]); n != "" {
+			return n
+		}
+		return ""
+	default:
+		return strings.TrimSpace(fmt.Sprint(x))
+	}
+}
+
+// list renders a scalar, a comma-separated string or a list as strings.
+func list(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case nil:
+	case []any:
+		for _, item := range x {
+			if s := str(item); s != "" {
+				out = append(out, s)
+			}
+		}
+	case string:
+		for _, s := range strings.Split(x, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	default:
+		if s := str(x); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func mapOf(v any) map[string]any {
+	out := map[string]any{}
+	switch m := v.(type) {
+	case map[string]any:
+		return m
+	case map[any]any:
+		for k, val := range m {
+			out[fmt.Sprint(k)] = val
+		}
+	}
+	return out
+}
+
+func dedupe(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func validUTF8(b []byte) bool { return utf8.Valid(b) }

@@ -1,0 +1,475 @@
+package mdkb
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/filecontext-aws/filecontext/pkg/fault"
+	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
+)
+
+// Limits bound a graph call.
+type Limits struct {
+	MaximumFiles          int   `json:"maximumGraphFiles"`
+	MaximumFileBytes      int64 `json:"maximumGraphFileBytes"`
+	DefaultResults        int   `json:"defaultGraphResults"`
+	MaximumResults        int   `json:"maximumGraphResults"`
+	MaximumExportBytes    int   `json:"maximumExportBytes"`
+	FetchConcurrency      int   `json:"graphFetchConcurrency"`
+	MaximumQueryBytes     int   `json:"maximumGraphQueryBytes"`
+	MaximumSnapshotsSwept int   `json:"maximumSnapshotsSwept"`
+}
+
+// DefaultLimits returns the contract's limits.
+func DefaultLimits() Limits {
+	return Limits{MaximumFiles: 1000, MaximumFileBytes: 1 << 20, DefaultResults: 10, MaximumResults: 100,
+		MaximumExportBytes: 200000, FetchConcurrency: 8, MaximumQueryBytes: 1000, MaximumSnapshotsSwept: 100}
+}
+
+// Service builds, searches and exports the graph of a scope over the data
+// store, keeping snapshots in the system store.
+type Service struct {
+	data      fileops.Store
+	root      pathsafe.Root
+	snapshots fileops.Store
+	limits    Limits
+
+	mu    sync.Mutex
+	cache map[string]*snapshot // by snapshot key: the last snapshot this process saw
+}
+
+// New returns a Service. snapshots is the system store (never reachable by
+// agents); it may be nil, and then nothing is kept between calls.
+func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits Limits) *Service {
+	return &Service{data: data, root: root, snapshots: snapshots, limits: limits, cache: map[string]*snapshot{}}
+}
+
+// snapshot is what is kept per scope: the parsed documents, by key, and the
+// fingerprint of the manifest they were read at.
+type snapshot struct {
+	Version     int        `json:"version"`
+	Scope       string     `json:"scope"`
+	Fingerprint string     `json:"fingerprint"`
+	Docs        []*DocInfo `json:"docs"`
+	etag        string
+}
+
+// SnapshotInfo tells whether a call reused a snapshot.
+type SnapshotInfo struct {
+	Fingerprint string `json:"fingerprint"`
+	Reused      bool   `json:"reused"`
+	Fetched     int    `json:"fetched"`
+}
+
+// Skipped is a file in scope that is not in the graph.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"` // tooLarge, binary, overFileLimit
+}
+
+type listed struct {
+	key, path, etag string
+	size            int64
+}
+
+// scopeState is the outcome of loading a scope.
+type scopeState struct {
+	graph    *Graph
+	snap     SnapshotInfo
+	skipped  []Skipped
+	warnings []string
+}
+
+func (s *Service) snapshotKey(dir pathsafe.Path) string {
+	sum := sha256.Sum256([]byte(s.root.Prefix()))
+	scope := "_root"
+	if !dir.IsRoot() {
+		scope = "d/" + dir.String()
+	}
+	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.json.gz"
+}
+
+// list returns the Markdown files in scope, in key order, and those left out.
+func (s *Service) list(ctx context.Context, dir pathsafe.Path) ([]listed, []Skipped, error) {
+	var files []listed
+	var skipped []Skipped
+	token := ""
+	for {
+		page, err := s.data.List(ctx, fileops.ListOptions{Prefix: dir.Key(), Token: token})
+		if err != nil {
+			return nil, nil, storageErr("list", dir.String(), err)
+		}
+		for _, o := range page.Objects {
+			if !strings.HasSuffix(strings.ToLower(o.Key), ".md") {
+				continue
+			}
+			rel, ok := s.root.Rel(o.Key)
+			if !ok {
+				continue
+			}
+			switch {
+			case o.Size > s.limits.MaximumFileBytes:
+				skipped = append(skipped, Skipped{Path: rel, Reason: "tooLarge"})
+			case len(files) == s.limits.MaximumFiles:
+				skipped = append(skipped, Skipped{Path: rel, Reason: "overFileLimit"})
+			default:
+				files = append(files, listed{key: o.Key, path: rel, etag: o.ETag, size: o.Size})
+			}
+		}
+		if token = page.NextToken; token == "" {
+			return files, skipped, nil
+		}
+	}
+}
+
+func fingerprint(files []listed) string {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%s\n", f.key, f.etag)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// load makes the graph of a scope current: it lists the scope, reuses a
+// snapshot whose fingerprint equals the listing's, and otherwise fetches
+// only new and changed files, then saves the snapshot.
+func (s *Service) load(ctx context.Context, dir pathsafe.Path) (*scopeState, error) {
+	files, skipped, err := s.list(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fault.New(fault.NoMarkdown, "There is no Markdown (.md) file in '%s'.", dir.String()).WithPath(dir.String())
+	}
+	fp := fingerprint(files)
+	key := s.snapshotKey(dir)
+	prior := s.cached(key)
+	if prior == nil || prior.Fingerprint != fp {
+		if stored := s.readSnapshot(ctx, key); stored != nil {
+			prior = stored
+		}
+	}
+	st := &scopeState{skipped: skipped}
+	if prior != nil && prior.Fingerprint == fp {
+		st.snap = SnapshotInfo{Fingerprint: fp, Reused: true}
+		st.graph = Build(append([]*DocInfo(nil), prior.Docs...))
+		s.remember(key, prior)
+		return st, nil
+	}
+	known := map[string]*DocInfo{}
+	if prior != nil {
+		for _, d := range prior.Docs {
+			known[d.Path] = d
+		}
+	}
+	docs := make([]*DocInfo, len(files))
+	var todo []int
+	for i, f := range files {
+		if d, ok := known[f.path]; ok && d.ETag == f.etag {
+			docs[i] = d
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if err := s.fetch(ctx, files, todo, docs, st); err != nil {
+		return nil, err
+	}
+	var kept []*DocInfo
+	for _, d := range docs {
+		if d != nil {
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fault.New(fault.NoMarkdown, "There is no readable Markdown file in '%s'.", dir.String()).WithPath(dir.String())
+	}
+	snap := &snapshot{Version: 1, Scope: dir.String(), Fingerprint: fp, Docs: kept}
+	if prior != nil {
+		snap.etag = prior.etag
+	}
+	s.writeSnapshot(ctx, key, snap)
+	st.snap = SnapshotInfo{Fingerprint: fp, Fetched: len(todo)}
+	st.graph = Build(append([]*DocInfo(nil), kept...))
+	return st, nil
+}
+
+// fetch reads and parses the files at the indexes of todo, concurrently.
+func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []*DocInfo, st *scopeState) error {
+	var mu sync.Mutex
+	var firstErr error
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.limits.FetchConcurrency, max(len(todo), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				f := files[i]
+				d, skip, err := s.fetchOne(ctx, f)
+				mu.Lock()
+				switch {
+				case err != nil && firstErr == nil:
+					firstErr = err
+				case skip != "":
+					st.skipped = append(st.skipped, Skipped{Path: f.path, Reason: skip})
+				default:
+					docs[i] = d
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range todo {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return fault.As(err)
+	}
+	sort.Slice(st.skipped, func(i, j int) bool { return st.skipped[i].Path < st.skipped[j].Path })
+	return nil
+}
+
+func (s *Service) fetchOne(ctx context.Context, f listed) (*DocInfo, string, error) {
+	obj, err := s.data.Get(ctx, f.key, fileops.GetOptions{Length: s.limits.MaximumFileBytes + 1})
+	if err != nil {
+		if errors.Is(err, fileops.ErrNotFound) {
+			return nil, "deleted", nil
+		}
+		return nil, "", storageErr("read", f.path, err)
+	}
+	defer obj.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(obj.Body, s.limits.MaximumFileBytes+1))
+	if err != nil {
+		return nil, "", storageErr("read", f.path, err)
+	}
+	if int64(len(b)) > s.limits.MaximumFileBytes {
+		return nil, "tooLarge", nil
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !validUTF8(b) {
+		return nil, "binary", nil
+	}
+	return Parse(f.path, obj.Info.ETag, b), "", nil
+}
+
+func (s *Service) cached(key string) *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache[key]
+}
+
+func (s *Service) remember(key string, snap *snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cache[key] = snap
+}
+
+func (s *Service) readSnapshot(ctx context.Context, key string) *snapshot {
+	if s.snapshots == nil {
+		return nil
+	}
+	obj, err := s.snapshots.Get(ctx, key, fileops.GetOptions{Length: -1})
+	if err != nil {
+		return nil
+	}
+	defer obj.Body.Close()
+	zr, err := gzip.NewReader(obj.Body)
+	if err != nil {
+		return nil
+	}
+	var snap snapshot
+	if json.NewDecoder(zr).Decode(&snap) != nil || snap.Version != 1 {
+		return nil
+	}
+	snap.etag = obj.Info.ETag
+	return &snap
+}
+
+// writeSnapshot saves a snapshot conditionally on the one it was built
+// from, so it never replaces a snapshot someone else saved meanwhile. A
+// failed save only costs the next call a rebuild.
+func (s *Service) writeSnapshot(ctx context.Context, key string, snap *snapshot) {
+	s.remember(key, snap)
+	if s.snapshots == nil {
+		return
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	json.NewEncoder(zw).Encode(snap)
+	zw.Close()
+	opts := fileops.PutOptions{ContentType: "application/gzip", IfNoneMatch: "*"}
+	if snap.etag != "" {
+		opts = fileops.PutOptions{ContentType: "application/gzip", IfMatch: snap.etag}
+	}
+	if info, err := s.snapshots.Put(ctx, key, buf.Bytes(), opts); err == nil {
+		snap.etag = info.ETag
+	}
+}
+
+func storageErr(op, path string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fault.As(err)
+	}
+	code := "unknown"
+	var se *fileops.StoreError
+	if errors.As(err, &se) {
+		code = se.Code
+	}
+	return fault.New(fault.StorageError, "Storage failed to %s '%s': %s.", op, path, code).WithPath(path).WithCause(err)
+}
+
+// SearchArgs are the arguments of file_context_markdown_graph_search.
+type SearchArgs struct {
+	Query      string
+	Directory  string
+	MaxResults int
+}
+
+// SearchResult is its result.
+type SearchResult struct {
+	DocumentCount int          `json:"documentCount"`
+	TripleCount   int          `json:"tripleCount"`
+	Matches       []Match      `json:"matches"`
+	Snapshot      SnapshotInfo `json:"snapshot"`
+	Skipped       []Skipped    `json:"skipped,omitempty"`
+	Warnings      []string     `json:"warnings,omitempty"`
+}
+
+// Search ranks the graph of the scope against a query.
+func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, error) {
+	if strings.TrimSpace(a.Query) == "" {
+		return nil, fault.New(fault.InvalidArgument, "query must not be blank.")
+	}
+	if len(a.Query) > s.limits.MaximumQueryBytes {
+		return nil, fault.Limit("maximumGraphQueryBytes", s.limits.MaximumQueryBytes, "query is over %d bytes.", s.limits.MaximumQueryBytes)
+	}
+	n := a.MaxResults
+	switch {
+	case n == 0:
+		n = s.limits.DefaultResults
+	case n < 0:
+		return nil, fault.New(fault.InvalidArgument, "maxResults must be positive, got %d.", n)
+	}
+	n = min(n, s.limits.MaximumResults)
+	dir, err := s.root.ParseDir(a.Directory)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.load(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
+		Snapshot: st.snap, Skipped: st.skipped, Warnings: st.graph.Warnings}, nil
+}
+
+// ExportArgs are the arguments of file_context_markdown_graph_export.
+type ExportArgs struct {
+	Format    string
+	Directory string
+}
+
+// ExportResult is its result.
+type ExportResult struct {
+	Format        string       `json:"format"`
+	DocumentCount int          `json:"documentCount"`
+	TripleCount   int          `json:"tripleCount"`
+	Truncated     bool         `json:"truncated"`
+	Content       string       `json:"content"`
+	Snapshot      SnapshotInfo `json:"snapshot"`
+	Skipped       []Skipped    `json:"skipped,omitempty"`
+	Warnings      []string     `json:"warnings,omitempty"`
+}
+
+// Export renders the graph of the scope, cut at the export budget on a
+// character boundary.
+func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, error) {
+	format, ok := Formats[strings.ToLower(strings.TrimSpace(a.Format))]
+	if !ok {
+		return nil, fault.New(fault.InvalidArgument, "format must be one of jsonld (also JsonLd, json-ld), turtle (ttl), mermaid or dot; got %q.", a.Format)
+	}
+	dir, err := s.root.ParseDir(a.Directory)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.load(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var content string
+	switch format {
+	case "jsonld":
+		if content, err = st.graph.JSONLD(); err != nil {
+			return nil, fault.New(fault.Internal, "internal error").WithCause(err)
+		}
+	case "turtle":
+		content = st.graph.Turtle()
+	case "mermaid":
+		content = st.graph.Mermaid()
+	case "dot":
+		content = st.graph.DOT()
+	}
+	content, truncated := cut(content, s.limits.MaximumExportBytes)
+	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Truncated: truncated,
+		Content: content, Snapshot: st.snap, Skipped: st.skipped, Warnings: st.graph.Warnings}, nil
+}
+
+// Refresh brings the snapshots that cover a changed key up to date: the
+// root scope's always, and every other kept scope that contains the key.
+// Keys that are not Markdown, or not under the root, are ignored.
+func (s *Service) Refresh(ctx context.Context, key string) (int, error) {
+	if !strings.HasSuffix(strings.ToLower(key), ".md") {
+		return 0, nil
+	}
+	rel, ok := s.root.Rel(key)
+	if !ok {
+		return 0, nil
+	}
+	scopes := []string{""}
+	if s.snapshots != nil {
+		root, _ := s.root.ParseDir("")
+		prefix := strings.TrimSuffix(s.snapshotKey(root), "_root.kb.json.gz") + "d/"
+		page, err := s.snapshots.List(ctx, fileops.ListOptions{Prefix: prefix, MaxKeys: s.limits.MaximumSnapshotsSwept})
+		if err == nil {
+			for _, o := range page.Objects {
+				scope := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), ".kb.json.gz")
+				if strings.HasPrefix(rel, scope+"/") {
+					scopes = append(scopes, scope)
+				}
+			}
+		}
+	}
+	refreshed := 0
+	for _, sc := range scopes {
+		dir, err := s.root.ParseDir(sc)
+		if err != nil {
+			continue
+		}
+		if _, err := s.load(ctx, dir); err != nil {
+			if fault.CodeOf(err) == fault.NoMarkdown {
+				continue
+			}
+			return refreshed, err
+		}
+		refreshed++
+	}
+	return refreshed, nil
+}
