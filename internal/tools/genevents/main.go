@@ -89,6 +89,16 @@ func params(args map[string]any) []map[string]any {
 	return out
 }
 
+// s3Event is an S3 notification for one key under the prefix the tests
+// use ("tenant-e2e-91c4/"), URL-encoded as S3 sends keys.
+func s3Event(name, key string) map[string]any {
+	return map[string]any{"Records": []any{map[string]any{
+		"eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "eu-west-1", "eventTime": "2026-11-30T12:00:00.000Z", "eventName": name,
+		"s3": map[string]any{"s3SchemaVersion": "1.0", "bucket": map[string]any{"name": "filecontext-data-dev", "arn": "arn:aws:s3:::filecontext-data-dev"},
+			"object": map[string]any{"key": "tenant-e2e-91c4/" + key, "size": 120, "eTag": "0123456789abcdef0123456789abcdef", "sequencer": "0055AED6DCD90281E5"}},
+	}}}
+}
+
 func bedrockOpenAPI(tool string, args map[string]any) map[string]any {
 	e := bedrockBase()
 	e["apiPath"], e["httpMethod"], e["parameters"] = "/tools/"+tool, "POST", []any{}
@@ -139,5 +149,26 @@ func main() {
 	write("bad/bedrock-edits-not-json.json", bedrockFunction("file_access_replace_lines", map[string]any{"fileName": "notes/todo.txt", "edits": "line 1 = x"}), 400)
 	b, _ := json.MarshalIndent(expected, "", "  ")
 	os.WriteFile(filepath.Join("events", "expected.json"), append(b, '\n'), 0o644)
-	fmt.Printf("wrote %d events\n", len(expected))
+	n := len(expected)
+
+	// The graph function's events: its tools, and S3 notifications.
+	expected = map[string]int{}
+	search := map[string]any{"query": "approvals", "maxResults": 5}
+	export := map[string]any{"format": "mermaid", "directory": "guides"}
+	body, _ := json.Marshal(search)
+	write("graph/apigw-search.json", apigw("POST", "/tools/file_context_markdown_graph_search", string(body), false), 200)
+	body, _ = json.Marshal(export)
+	write("graph/apigw-export.json", apigw("POST", "/tools/file_context_markdown_graph_export", string(body), false), 200)
+	write("graph/bedrock-openapi-search.json", bedrockOpenAPI("file_context_markdown_graph_search", search), 200)
+	write("graph/bedrock-function-export.json", bedrockFunction("file_context_markdown_graph_export", map[string]any{"format": "JsonLd"}), 200)
+	write("graph/bad-blank-query.json", bedrockFunction("file_context_markdown_graph_search", map[string]any{"query": " "}), 400)
+	write("graph/bad-format.json", apigw("POST", "/tools/file_context_markdown_graph_export", `{"format":"rdfxml"}`, false), 400)
+	write("graph/bad-no-markdown.json", apigw("POST", "/tools/file_context_markdown_graph_search", `{"query":"x","directory":"notes"}`, false), 422)
+	write("graph/bad-file-tool.json", apigw("POST", "/tools/file_access_read", `{"fileName":"README.md"}`, false), 404)
+	write("graph/s3-object-created.json", s3Event("ObjectCreated:Put", "README.md"), 200)
+	write("graph/s3-object-removed.json", s3Event("ObjectRemoved:Delete", "guides/old+notes.md"), 200)
+	write("graph/s3-not-markdown.json", s3Event("ObjectCreated:Put", "notes/todo.txt"), 200)
+	b, _ = json.MarshalIndent(expected, "", "  ")
+	os.WriteFile(filepath.Join("events", "graph", "expected.json"), append(b, '\n'), 0o644)
+	fmt.Printf("wrote %d events\n", n+len(expected))
 }
