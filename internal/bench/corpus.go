@@ -128,3 +128,44 @@ func (l LinedObject) Path() (string, error) {
 	}
 	return path, os.Rename(tmp, path)
 }
+
+// KB describes a generated Markdown knowledge base: Docs documents of about
+// DocBytes bytes with front matter, headings, links and wiki links.
+type KB struct{ Docs, DocBytes int }
+
+// DefaultKB is 1,000 documents of about 16 KiB.
+var DefaultKB = KB{Docs: 1000, DocBytes: 16 << 10}
+
+// Files returns the documents by logical path, generated deterministically.
+func (k KB) Files() map[string][]byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	out := map[string][]byte{}
+	name := func(i int) string { return fmt.Sprintf("area%02d/doc%04d.md", i%20, i) }
+	for i := range k.Docs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntitle: Document %d about %s\nsummary: A generated note on %s and %s.\ntags: [%s, %s]\nauthor: Author %d\ndate_published: 2026-%02d-%02d\ngraph_related: [Document %d about x]\n---\n",
+			i, words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))], i%17, 1+i%12, 1+i%28, (i+1)%k.Docs)
+		fmt.Fprintf(&b, "# Document %d\n\n", i)
+		for b.Len() < k.DocBytes {
+			fmt.Fprintf(&b, "## Section %d\n\n", b.Len())
+			for range 6 {
+				for range 12 {
+					b.WriteString(words[rng.IntN(len(words))])
+					b.WriteByte(' ')
+				}
+				switch rng.IntN(6) {
+				case 0:
+					j := rng.IntN(k.Docs)
+					rel := "../" + name(j)
+					fmt.Fprintf(&b, "see [doc %d](%s) ", j, rel)
+				case 1:
+					fmt.Fprintf(&b, "and [[Document %d about x]] ", rng.IntN(k.Docs))
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("\n")
+		}
+		out[name(i)] = []byte(b.String())
+	}
+	return out
+}

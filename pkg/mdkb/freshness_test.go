@@ -70,6 +70,7 @@ func runFreshness(t *testing.T, newStore storeFactory) {
 	}
 
 	// An S3 event refreshes the snapshot; a cold service reuses it.
+	a.Flush()
 	put("notes/glossary.md", "# Glossary\n\nNow with wombat.\n")
 	events := newService(t, data, snaps, nil)
 	if n, err := events.Refresh(ctx, "kb-root/notes/glossary.md"); err != nil || n != 1 {
@@ -103,6 +104,7 @@ func runFreshness(t *testing.T, newStore storeFactory) {
 	if _, err := a.Search(ctx, mdkb.SearchArgs{Query: "x", Directory: "guides"}); err != nil {
 		t.Fatal(err)
 	}
+	a.Flush() // the scope snapshot was saved in the background
 	put("guides/first-steps.md", "# First Steps\n\nplatypus\n")
 	if n, err := events.Refresh(ctx, "kb-root/guides/first-steps.md"); err != nil || n != 2 {
 		t.Errorf("refresh of a scoped key = %d, %v", n, err)

@@ -1,18 +1,19 @@
 package mdkb
 
 import (
+	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
@@ -47,7 +48,12 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[string]*snapshot // by snapshot key: the last snapshot this process saw
+	saves sync.WaitGroup       // snapshot saves in flight
 }
+
+// Flush waits for the snapshot saves that tool calls started in the
+// background.
+func (s *Service) Flush() { s.saves.Wait() }
 
 // New returns a Service. snapshots is the system store (never reachable by
 // agents); it may be nil, and then nothing is kept between calls.
@@ -55,14 +61,29 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 	return &Service{data: data, root: root, snapshots: snapshots, limits: limits, cache: map[string]*snapshot{}}
 }
 
+// snapshotVersion changes whenever the encoding of snapshots does; a
+// snapshot of another version is ignored (and rebuilt).
+const snapshotVersion = 2
+
 // snapshot is what is kept per scope: the parsed documents, by key, and the
-// fingerprint of the manifest they were read at.
+// fingerprint of the manifest they were read at. It is stored gob-encoded,
+// uncompressed: reading it back must cost a small part of a cold build, and
+// compression cost more CPU than the transfer it saved.
 type snapshot struct {
 	Version     int        `json:"version"`
 	Scope       string     `json:"scope"`
 	Fingerprint string     `json:"fingerprint"`
 	Docs        []*DocInfo `json:"docs"`
 	etag        string
+	graph       *Graph // built once per snapshot, in memory only
+}
+
+// built returns the snapshot's graph, building it on first use.
+func (s *snapshot) built() *Graph {
+	if s.graph == nil {
+		s.graph = Build(append([]*DocInfo(nil), s.Docs...))
+	}
+	return s.graph
 }
 
 // SnapshotInfo tells whether a call reused a snapshot.
@@ -97,7 +118,7 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 	if !dir.IsRoot() {
 		scope = "d/" + dir.String()
 	}
-	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.json.gz"
+	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.gob"
 }
 
 // list returns the Markdown files in scope, in key order, and those left out.
@@ -144,7 +165,7 @@ func fingerprint(files []listed) string {
 // load makes the graph of a scope current: it lists the scope, reuses a
 // snapshot whose fingerprint equals the listing's, and otherwise fetches
 // only new and changed files, then saves the snapshot.
-func (s *Service) load(ctx context.Context, dir pathsafe.Path) (*scopeState, error) {
+func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) (*scopeState, error) {
 	files, skipped, err := s.list(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -156,14 +177,19 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path) (*scopeState, err
 	key := s.snapshotKey(dir)
 	prior := s.cached(key)
 	if prior == nil || prior.Fingerprint != fp {
-		if stored := s.readSnapshot(ctx, key); stored != nil {
+		// The stored snapshot replaces this process's only when it is
+		// current, or when this process has none: a save still in flight may
+		// leave an older one in the store.
+		if stored := s.readSnapshot(ctx, key); stored != nil && (prior == nil || stored.Fingerprint == fp) {
 			prior = stored
 		}
 	}
 	st := &scopeState{skipped: skipped}
 	if prior != nil && prior.Fingerprint == fp {
 		st.snap = SnapshotInfo{Fingerprint: fp, Reused: true}
-		st.graph = Build(append([]*DocInfo(nil), prior.Docs...))
+		s.mu.Lock()
+		st.graph = prior.built()
+		s.mu.Unlock()
 		s.remember(key, prior)
 		return st, nil
 	}
@@ -194,13 +220,28 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path) (*scopeState, err
 	if len(kept) == 0 {
 		return nil, fault.New(fault.NoMarkdown, "There is no readable Markdown file in '%s'.", dir.String()).WithPath(dir.String())
 	}
-	snap := &snapshot{Version: 1, Scope: dir.String(), Fingerprint: fp, Docs: kept}
+	snap := &snapshot{Version: snapshotVersion, Scope: dir.String(), Fingerprint: fp, Docs: kept}
 	if prior != nil {
+		s.mu.Lock()
 		snap.etag = prior.etag
+		s.mu.Unlock()
 	}
-	s.writeSnapshot(ctx, key, snap)
+	st.graph = snap.built()
+	s.remember(key, snap)
+	if background {
+		// A tool call answers without waiting for the save: the snapshot is
+		// already current in memory, and a lost save only costs a rebuild.
+		s.saves.Add(1)
+		go func() {
+			defer s.saves.Done()
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			s.writeSnapshot(sctx, key, snap)
+		}()
+	} else {
+		s.writeSnapshot(ctx, key, snap)
+	}
 	st.snap = SnapshotInfo{Fingerprint: fp, Fetched: len(todo)}
-	st.graph = Build(append([]*DocInfo(nil), kept...))
 	return st, nil
 }
 
@@ -291,12 +332,8 @@ func (s *Service) readSnapshot(ctx context.Context, key string) *snapshot {
 		return nil
 	}
 	defer obj.Body.Close()
-	zr, err := gzip.NewReader(obj.Body)
-	if err != nil {
-		return nil
-	}
 	var snap snapshot
-	if json.NewDecoder(zr).Decode(&snap) != nil || snap.Version != 1 {
+	if gob.NewDecoder(bufio.NewReaderSize(obj.Body, 1<<20)).Decode(&snap) != nil || snap.Version != snapshotVersion {
 		return nil
 	}
 	snap.etag = obj.Info.ETag
@@ -307,20 +344,21 @@ func (s *Service) readSnapshot(ctx context.Context, key string) *snapshot {
 // from, so it never replaces a snapshot someone else saved meanwhile. A
 // failed save only costs the next call a rebuild.
 func (s *Service) writeSnapshot(ctx context.Context, key string, snap *snapshot) {
-	s.remember(key, snap)
 	if s.snapshots == nil {
 		return
 	}
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	json.NewEncoder(zw).Encode(snap)
-	zw.Close()
-	opts := fileops.PutOptions{ContentType: "application/gzip", IfNoneMatch: "*"}
+	if gob.NewEncoder(&buf).Encode(snap) != nil {
+		return
+	}
+	opts := fileops.PutOptions{ContentType: "application/octet-stream", IfNoneMatch: "*"}
 	if snap.etag != "" {
-		opts = fileops.PutOptions{ContentType: "application/gzip", IfMatch: snap.etag}
+		opts = fileops.PutOptions{ContentType: "application/octet-stream", IfMatch: snap.etag}
 	}
 	if info, err := s.snapshots.Put(ctx, key, buf.Bytes(), opts); err == nil {
+		s.mu.Lock()
 		snap.etag = info.ETag
+		s.mu.Unlock()
 	}
 }
 
@@ -373,7 +411,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.load(ctx, dir)
+	st, err := s.load(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +448,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.load(ctx, dir)
+	st, err := s.load(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -446,11 +484,11 @@ func (s *Service) Refresh(ctx context.Context, key string) (int, error) {
 	scopes := []string{""}
 	if s.snapshots != nil {
 		root, _ := s.root.ParseDir("")
-		prefix := strings.TrimSuffix(s.snapshotKey(root), "_root.kb.json.gz") + "d/"
+		prefix := strings.TrimSuffix(s.snapshotKey(root), "_root.kb.gob") + "d/"
 		page, err := s.snapshots.List(ctx, fileops.ListOptions{Prefix: prefix, MaxKeys: s.limits.MaximumSnapshotsSwept})
 		if err == nil {
 			for _, o := range page.Objects {
-				scope := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), ".kb.json.gz")
+				scope := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), ".kb.gob")
 				if strings.HasPrefix(rel, scope+"/") {
 					scopes = append(scopes, scope)
 				}
@@ -463,7 +501,7 @@ func (s *Service) Refresh(ctx context.Context, key string) (int, error) {
 		if err != nil {
 			continue
 		}
-		if _, err := s.load(ctx, dir); err != nil {
+		if _, err := s.load(ctx, dir, false); err != nil {
 			if fault.CodeOf(err) == fault.NoMarkdown {
 				continue
 			}
