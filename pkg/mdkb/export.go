@@ -221,7 +221,7 @@ func (g *Graph) Mermaid() string {
 // DOT renders the graph for Graphviz.
 func (g *Graph) DOT() string {
 	var b strings.Builder
-	b.WriteString("digraph kb {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n")
+	b.WriteString("digraph kb {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	ids := g.ids()
 	for _, n := range g.Nodes {
 		shape := "box"
