@@ -1,0 +1,3 @@
+module github.com/filecontext-aws/filecontext/infra/cdk
+
+go 1.26
