@@ -106,10 +106,9 @@ type listed struct {
 
 // scopeState is the outcome of loading a scope.
 type scopeState struct {
-	graph    *Graph
-	snap     SnapshotInfo
-	skipped  []Skipped
-	warnings []string
+	graph   *Graph
+	snap    SnapshotInfo
+	skipped []Skipped
 }
 
 func (s *Service) snapshotKey(dir pathsafe.Path) string {
