@@ -24,7 +24,9 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
+	"github.com/filecontext-aws/filecontext/pkg/toolapi/graphtools"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
@@ -124,8 +126,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer snapshots.Close()
 	log := app.Logger(cfg.LogLevel)
-	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging, Snapshots: snapshots},
-		app.Serve{Tools: true, Graph: true, ApprovalRoutes: true}, log)
+	graph := mdkb.New(store, cfg.Root, snapshots, cfg.GraphLimits)
+	defer graph.Flush()
+	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
+		app.Serve{Tools: true, Extra: graphtools.Tools(graph), ApprovalRoutes: true}, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 2

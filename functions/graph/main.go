@@ -14,6 +14,8 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb"
+	"github.com/filecontext-aws/filecontext/pkg/toolapi/graphtools"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
@@ -33,12 +35,13 @@ func start() error {
 	if err != nil {
 		return err
 	}
-	st := app.Stores{Files: s3store.New(clients.S3, cfg.Bucket), Snapshots: s3store.New(clients.S3, cfg.SystemBucket)}
+	data := s3store.New(clients.S3, cfg.Bucket)
+	graph := mdkb.New(data, cfg.Root, s3store.New(clients.S3, cfg.SystemBucket), cfg.GraphLimits)
 	log := app.Logger(cfg.LogLevel)
-	parts, err := app.Build(cfg, st, app.Serve{Graph: true}, log)
+	parts, err := app.Build(cfg, app.Stores{Files: data}, app.Serve{Extra: graphtools.Tools(graph)}, log)
 	if err != nil {
 		return err
 	}
-	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes, transport.S3EventHandler(parts.Graph, log)))
+	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes, transport.S3EventHandler(graph, log)))
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
-	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -55,14 +54,12 @@ type Stores struct {
 	Files     fileops.Store  // the data store
 	Approvals approval.Store // nil: no approvals on this host
 	Staging   fileops.Store  // the system store for staged content
-	Snapshots fileops.Store  // the system store for graph snapshots (nil: none kept)
 }
 
 // Parts are the pieces an entry point serves.
 type Parts struct {
 	Files     *fileops.Service
 	Approvals *approval.Service // nil without an approval store
-	Graph     *mdkb.Service     // nil unless the host serves the graph
 	Tools     *toolapi.Server
 	Router    *transport.Router
 }
@@ -70,9 +67,8 @@ type Parts struct {
 // Serve says which route families a host answers.
 type Serve struct {
 	Tools          bool // the file tools
-	Graph          bool // the graph tools
 	ApprovalRoutes bool
-	Extra          []toolapi.Tool
+	Extra          []toolapi.Tool // tools beyond the file tools (the graph tools)
 	// AfterWrite is the approval test hook (see approval.Options).
 	AfterWrite func(*approval.Record) error
 }
@@ -98,11 +94,8 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 	}
 	p.Router = &transport.Router{Title: Title, MaxRequestBytes: cfg.MaxRequestBytes, Log: log,
 		Budget: transport.Budget{OperationTimeout: cfg.OperationTimeout, ResponseMargin: cfg.ResponseMargin}}
-	if serve.Graph {
-		p.Graph = mdkb.New(st.Files, cfg.Root, st.Snapshots, cfg.GraphLimits)
-	}
-	if serve.Tools || serve.Graph {
-		opts := toolapi.Options{WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Extra: serve.Extra, Graph: p.Graph}
+	if serve.Tools || len(serve.Extra) > 0 {
+		opts := toolapi.Options{WriteTools: cfg.WriteTools, ApprovalOff: cfg.ApprovalOff, Extra: serve.Extra}
 		if serve.Tools {
 			opts.Files = files
 			if p.Approvals != nil {

@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
-	"github.com/filecontext-aws/filecontext/pkg/mdkb"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb/kblimits"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 )
 
@@ -36,7 +36,7 @@ type Config struct {
 	S3PathStyle      bool          // FILECONTEXT_S3_PATH_STYLE=true for emulators
 	LogLevel         string        // FILECONTEXT_LOG_LEVEL=debug|info|warn|error (default info)
 	Limits           fileops.Limits
-	GraphLimits      mdkb.Limits
+	GraphLimits      kblimits.Limits
 }
 
 // Defaults returns the configuration with every default and no bucket.
@@ -49,7 +49,7 @@ func Defaults() Config {
 		MaxRequestBytes:  6 << 20,
 		LogLevel:         "info",
 		Limits:           fileops.DefaultLimits(),
-		GraphLimits:      mdkb.DefaultLimits(),
+		GraphLimits:      kblimits.Default(),
 	}
 }
 

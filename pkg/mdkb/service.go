@@ -17,26 +17,15 @@ import (
 
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/mdkb/kblimits"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 )
 
-// Limits bound a graph call.
-type Limits struct {
-	MaximumFiles          int   `json:"maximumGraphFiles"`
-	MaximumFileBytes      int64 `json:"maximumGraphFileBytes"`
-	DefaultResults        int   `json:"defaultGraphResults"`
-	MaximumResults        int   `json:"maximumGraphResults"`
-	MaximumExportBytes    int   `json:"maximumExportBytes"`
-	FetchConcurrency      int   `json:"graphFetchConcurrency"`
-	MaximumQueryBytes     int   `json:"maximumGraphQueryBytes"`
-	MaximumSnapshotsSwept int   `json:"maximumSnapshotsSwept"`
-}
+// Limits bound a graph call (see package kblimits).
+type Limits = kblimits.Limits
 
 // DefaultLimits returns the contract's limits.
-func DefaultLimits() Limits {
-	return Limits{MaximumFiles: 1000, MaximumFileBytes: 1 << 20, DefaultResults: 10, MaximumResults: 100,
-		MaximumExportBytes: 200000, FetchConcurrency: 8, MaximumQueryBytes: 1000, MaximumSnapshotsSwept: 100}
-}
+func DefaultLimits() Limits { return kblimits.Default() }
 
 // Service builds, searches and exports the graph of a scope over the data
 // store, keeping snapshots in the system store.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
-	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 )
 
 // Tool is one entry of the catalog. A read tool has Run; a write tool has
@@ -75,9 +74,7 @@ type Options struct {
 	// Approvals parks writes while approval is required and serves
 	// file_context_approval_status; nil serves neither.
 	Approvals Approvals
-	// Graph serves the Markdown knowledge graph tools; nil serves none.
-	Graph *mdkb.Service
-	// Extra are tools the host adds.
+	// Extra are tools the host adds (the graph tools of package graphtools).
 	Extra []Tool
 }
 
@@ -97,9 +94,6 @@ func New(opts Options) *Server {
 	}
 	if opts.Approvals != nil {
 		all = append(all, approvalStatusTool(opts.Approvals))
-	}
-	if opts.Graph != nil {
-		all = append(all, graphTools(opts.Graph)...)
 	}
 	all = append(all, opts.Extra...)
 	for i := range all {

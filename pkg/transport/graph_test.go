@@ -13,6 +13,7 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
+	"github.com/filecontext-aws/filecontext/pkg/toolapi/graphtools"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
@@ -31,7 +32,7 @@ func TestEveryGraphEventFile(t *testing.T) {
 			loadExamplesAt(t, data, e2ePrefix)
 			root, _ := pathsafe.NewRoot(e2ePrefix)
 			g := mdkb.New(data, root, memstore.New(), mdkb.DefaultLimits())
-			r := &transport.Router{Tools: toolapi.New(toolapi.Options{Graph: g})}
+			r := &transport.Router{Tools: toolapi.New(toolapi.Options{Extra: graphtools.Tools(g)})}
 			event, _ := os.ReadFile(filepath.Join("../../events", name))
 			out, err := transport.LambdaHandler(r, 20000, transport.S3EventHandler(g, nil))(context.Background(), event)
 			if err != nil {
