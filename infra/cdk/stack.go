@@ -1,0 +1,316 @@
+package main
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsbedrock"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+var s = jsii.String
+
+// Stack holds the constructs tests look at.
+type Stack struct {
+	Stack        awscdk.Stack
+	Data, System awss3.Bucket
+	Table        awsdynamodb.Table
+	Tools        awslambda.Function
+	Approve      awslambda.Function
+	Graph        awslambda.Function
+	Api          awsapigateway.RestApi
+}
+
+// NewStack builds the whole bundle for one environment.
+func NewStack(scope constructs.Construct, cfg Config) *Stack {
+	st := &Stack{Stack: awscdk.NewStack(scope, s("FileContext-"+cfg.Env), &awscdk.StackProps{
+		Description: s("FileContext for AWS (" + cfg.Env + "): bounded file tools for agents over S3, with approvals and a Markdown knowledge graph."),
+	})}
+	awscdk.Tags_Of(st.Stack).Add(s("project"), s("filecontext"), nil)
+	awscdk.Tags_Of(st.Stack).Add(s("environment"), s(cfg.Env), nil)
+	removal := awscdk.RemovalPolicy_DESTROY
+	if cfg.Prod() {
+		removal = awscdk.RemovalPolicy_RETAIN
+	}
+	retention := awslogs.RetentionDays_ONE_MONTH
+	if cfg.Prod() {
+		retention = awslogs.RetentionDays_ONE_YEAR
+	}
+
+	st.Data = awss3.NewBucket(st.Stack, s("DataBucket"), &awss3.BucketProps{
+		Versioned:         jsii.Bool(true),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		RemovalPolicy:     removal,
+		AutoDeleteObjects: jsii.Bool(!cfg.Prod()),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+	})
+	st.System = awss3.NewBucket(st.Stack, s("SystemBucket"), &awss3.BucketProps{
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		RemovalPolicy:     removal,
+		AutoDeleteObjects: jsii.Bool(!cfg.Prod()),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		LifecycleRules: &[]*awss3.LifecycleRule{
+			{Id: s("staged-content"), Prefix: s("staged/"), Expiration: awscdk.Duration_Days(jsii.Number(30))},
+			{Id: s("snapshots"), Prefix: s("snapshots/"), Expiration: awscdk.Duration_Days(jsii.Number(90))},
+		},
+	})
+	st.Table = awsdynamodb.NewTable(st.Stack, s("ApprovalsTable"), &awsdynamodb.TableProps{
+		PartitionKey:        &awsdynamodb.Attribute{Name: s("approvalId"), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:         awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		TimeToLiveAttribute: s("expiresAtEpoch"),
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(cfg.Prod()),
+		},
+		Encryption:    awsdynamodb.TableEncryption_AWS_MANAGED,
+		RemovalPolicy: removal,
+	})
+	st.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+		IndexName:      s("byStatus"),
+		PartitionKey:   &awsdynamodb.Attribute{Name: s("status"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:        &awsdynamodb.Attribute{Name: s("requestedKey"), Type: awsdynamodb.AttributeType_STRING},
+		ProjectionType: awsdynamodb.ProjectionType_ALL,
+	})
+
+	common := map[string]*string{
+		"FILECONTEXT_BUCKET":          st.Data.BucketName(),
+		"FILECONTEXT_SYSTEM_BUCKET":   st.System.BucketName(),
+		"FILECONTEXT_APPROVALS_TABLE": st.Table.TableName(),
+		"FILECONTEXT_WRITE_TOOLS":     s("enabled"),
+		"FILECONTEXT_APPROVAL":        s(map[bool]string{true: "off", false: "required"}[cfg.ApprovalOff]),
+	}
+	function := func(id, name string, memory float64, timeout float64, extra map[string]*string) awslambda.Function {
+		env := map[string]*string{}
+		for k, v := range common {
+			env[k] = v
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		logs := awslogs.NewLogGroup(st.Stack, s(id+"Logs"), &awslogs.LogGroupProps{
+			LogGroupName: s("/aws/lambda/" + cfg.Name(name)), Retention: retention, RemovalPolicy: removal,
+		})
+		return awslambda.NewFunction(st.Stack, s(id), &awslambda.FunctionProps{
+			FunctionName:  s(cfg.Name(name)),
+			Runtime:       awslambda.Runtime_PROVIDED_AL2023(),
+			Architecture:  awslambda.Architecture_ARM_64(),
+			Handler:       s("bootstrap"),
+			Code:          awslambda.Code_FromAsset(s(filepath.Join(cfg.Assets, name+".zip")), nil),
+			MemorySize:    jsii.Number(memory),
+			Timeout:       awscdk.Duration_Seconds(jsii.Number(timeout)),
+			Environment:   &env,
+			LogGroup:      logs,
+			LoggingFormat: awslambda.LoggingFormat_JSON,
+			Description:   s("FileContext " + name + " (" + cfg.Env + ")"),
+		})
+	}
+	st.Tools = function("ToolsFunction", "tools", 512, 30, nil)
+	st.Approve = function("ApproveFunction", "approve", 512, 30, nil)
+	st.Graph = function("GraphFunction", "graph", 1024, 60, nil)
+
+	// Least privilege: the tools function reads the data bucket, records
+	// approvals and stages proposed content; it writes the data bucket only
+	// where the environment turned approval off. Only the approve function
+	// writes the data bucket otherwise. The graph function reads the data
+	// bucket and writes snapshots in the system bucket.
+	st.Data.GrantRead(st.Tools, nil)
+	st.Table.GrantReadWriteData(st.Tools)
+	st.System.GrantPut(st.Tools, s("staged/*"))
+	if cfg.ApprovalOff {
+		st.Data.GrantPut(st.Tools, nil)
+		st.Data.GrantDelete(st.Tools, nil)
+	}
+	st.Data.GrantRead(st.Approve, nil)
+	st.Data.GrantPut(st.Approve, nil)
+	st.Data.GrantDelete(st.Approve, nil)
+	st.Table.GrantReadWriteData(st.Approve)
+	st.System.GrantRead(st.Approve, s("staged/*"))
+	st.Data.GrantRead(st.Graph, nil)
+	st.System.GrantRead(st.Graph, s("snapshots/*"))
+	st.System.GrantPut(st.Graph, s("snapshots/*"))
+
+	for _, ev := range []awss3.EventType{awss3.EventType_OBJECT_CREATED, awss3.EventType_OBJECT_REMOVED} {
+		st.Data.AddEventNotification(ev, awss3notifications.NewLambdaDestination(st.Graph), &awss3.NotificationKeyFilter{Suffix: s(".md")})
+	}
+
+	catalog := NewCatalog(cfg)
+	st.api(cfg, catalog, removal, retention)
+	if cfg.Bedrock {
+		st.bedrock(cfg, catalog)
+	}
+	st.narrowNotificationsPolicy()
+
+	out := func(id string, v *string, desc string) {
+		awscdk.NewCfnOutput(st.Stack, s(id), &awscdk.CfnOutputProps{Value: v, Description: s(desc)})
+	}
+	out("DataBucketName", st.Data.BucketName(), "The data bucket agents' files live in")
+	out("SystemBucketName", st.System.BucketName(), "Staged content and graph snapshots; never reachable by agents")
+	out("ApprovalsTableName", st.Table.TableName(), "The approvals table")
+	return st
+}
+
+// api builds the REST API: AWS_IAM on every method, one resource per tool,
+// the approval routes, access logs, throttling, and the managed policies
+// callers attach.
+func (st *Stack) api(cfg Config, catalog *Catalog, removal awscdk.RemovalPolicy, retention awslogs.RetentionDays) {
+	access := awslogs.NewLogGroup(st.Stack, s("ApiAccessLogs"), &awslogs.LogGroupProps{Retention: retention, RemovalPolicy: removal})
+	st.Api = awsapigateway.NewRestApi(st.Stack, s("Api"), &awsapigateway.RestApiProps{
+		RestApiName:          s(cfg.Name("api")),
+		Description:          s("FileContext tools and approvals (" + cfg.Env + "), signed with SigV4"),
+		DefaultMethodOptions: &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_IAM},
+		EndpointTypes:        &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
+		DeployOptions: &awsapigateway.StageOptions{
+			StageName:            s(cfg.Env),
+			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
+			AccessLogFormat:      awsapigateway.AccessLogFormat_JsonWithStandardFields(nil),
+			ThrottlingRateLimit:  jsii.Number(50),
+			ThrottlingBurstLimit: jsii.Number(100),
+			MetricsEnabled:       jsii.Bool(true),
+		},
+		CloudWatchRole: jsii.Bool(false),
+	})
+	tools := awsapigateway.NewLambdaIntegration(st.Tools, nil)
+	graph := awsapigateway.NewLambdaIntegration(st.Graph, nil)
+	approve := awsapigateway.NewLambdaIntegration(st.Approve, nil)
+	root := st.Api.Root()
+	toolsRes := root.AddResource(s("tools"), nil)
+	toolsRes.AddMethod(s("GET"), tools, nil)
+	root.AddResource(s("openapi.json"), nil).AddMethod(s("GET"), tools, nil)
+	for _, name := range append(catalog.ReadTools(), catalog.WriteTools()...) {
+		toolsRes.AddResource(s(name), nil).AddMethod(s("POST"), tools, nil)
+	}
+	for _, name := range catalog.GraphTools() {
+		toolsRes.AddResource(s(name), nil).AddMethod(s("POST"), graph, nil)
+	}
+	approvals := root.AddResource(s("approvals"), nil)
+	approvals.AddMethod(s("GET"), approve, nil)
+	one := approvals.AddResource(s("{approvalId}"), nil)
+	one.AddMethod(s("GET"), approve, nil)
+	one.AddResource(s("approve"), nil).AddMethod(s("POST"), approve, nil)
+	one.AddResource(s("reject"), nil).AddMethod(s("POST"), approve, nil)
+
+	stage := s(cfg.Env)
+	invoke := func(routes ...[2]string) []*string {
+		var arns []*string
+		for _, r := range routes {
+			arns = append(arns, st.Api.ArnForExecuteApi(s(r[0]), s(r[1]), stage))
+		}
+		return arns
+	}
+	post := func(names []string) [][2]string {
+		var r [][2]string
+		for _, n := range names {
+			r = append(r, [2]string{"POST", "/tools/" + n})
+		}
+		return r
+	}
+	catalogRoutes := [][2]string{{"GET", "/tools"}, {"GET", "/openapi.json"}}
+	reading := append(append(catalogRoutes, post(withoutApprovalStatus(catalog.ReadTools()))...), post(catalog.GraphTools())...)
+	writing := append(append(reading, post([]string{"file_context_approval_status"})...), post(catalog.WriteTools())...)
+	policy := func(id, name, desc string, routes [][2]string) awsiam.ManagedPolicy {
+		return awsiam.NewManagedPolicy(st.Stack, s(id), &awsiam.ManagedPolicyProps{
+			ManagedPolicyName: s(cfg.Name(name)),
+			Description:       s(desc),
+			Statements: &[]awsiam.PolicyStatement{awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions:   &[]*string{s("execute-api:Invoke")},
+				Resources: ptrs(invoke(routes...)),
+			})},
+		})
+	}
+	reader := policy("AgentReadOnlyPolicy", "agent-read-only", "Call the read tools and the graph tools of FileContext", reading)
+	writer := policy("AgentWriterPolicy", "agent-writer", "Call every FileContext tool, write tools included (writes wait for approval)", writing)
+	approver := policy("ApproverPolicy", "approver", "List, approve and reject FileContext approvals",
+		[][2]string{{"GET", "/approvals"}, {"GET", "/approvals/*"}, {"POST", "/approvals/*/approve"}, {"POST", "/approvals/*/reject"}})
+	out := func(id string, v *string, desc string) {
+		awscdk.NewCfnOutput(st.Stack, s(id), &awscdk.CfnOutputProps{Value: v, Description: s(desc)})
+	}
+	out("ApiUrl", st.Api.Url(), "Base URL of the REST API (SigV4, service execute-api)")
+	out("AgentReadOnlyPolicyArn", reader.ManagedPolicyArn(), "Attach to an agent's role: read tools")
+	out("AgentWriterPolicyArn", writer.ManagedPolicyArn(), "Attach to an agent's role: read and write tools")
+	out("ApproverPolicyArn", approver.ManagedPolicyArn(), "Attach to an approver's role: the approval routes")
+}
+
+func withoutApprovalStatus(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n != "file_context_approval_status" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func ptrs(v []*string) *[]*string { return &v }
+
+// bedrock adds an agent whose action groups are the catalog, split into
+// groups of at most 11 operations, each group invoking its function.
+func (st *Stack) bedrock(cfg Config, catalog *Catalog) {
+	role := awsiam.NewRole(st.Stack, s("AgentRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), nil),
+		Description: s("The FileContext Bedrock agent"),
+	})
+	role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   &[]*string{s("bedrock:InvokeModel"), s("bedrock:InvokeModelWithResponseStream")},
+		Resources: &[]*string{awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/"+cfg.BedrockModel), nil)},
+	}))
+	fns := map[string]awslambda.Function{"tools": st.Tools, "graph": st.Graph}
+	var groups []interface{}
+	for _, g := range catalog.ActionGroups() {
+		groups = append(groups, &awsbedrock.CfnAgent_AgentActionGroupProperty{
+			ActionGroupName:     s(g.Name),
+			Description:         s("FileContext " + g.Name + " tools: " + strings.Join(g.Tools, ", ")),
+			ActionGroupExecutor: &awsbedrock.CfnAgent_ActionGroupExecutorProperty{Lambda: fns[g.Function].FunctionArn()},
+			ApiSchema:           &awsbedrock.CfnAgent_APISchemaProperty{Payload: s(g.Schema)},
+		})
+	}
+	agent := awsbedrock.NewCfnAgent(st.Stack, s("Agent"), &awsbedrock.CfnAgentProps{
+		AgentName:               s(cfg.Name("agent")),
+		AgentResourceRoleArn:    role.RoleArn(),
+		FoundationModel:         s(cfg.BedrockModel),
+		Instruction:             s(instruction(catalog)),
+		ActionGroups:            &groups,
+		AutoPrepare:             jsii.Bool(true),
+		IdleSessionTtlInSeconds: jsii.Number(900),
+	})
+	names := []string{"tools", "graph"}
+	sort.Strings(names)
+	for _, n := range names {
+		fns[n].AddPermission(s("BedrockInvoke"), &awslambda.Permission{
+			Principal: awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), nil),
+			Action:    s("lambda:InvokeFunction"),
+			SourceArn: agent.AttrAgentArn(),
+		})
+	}
+	awscdk.NewCfnOutput(st.Stack, s("AgentId"), &awscdk.CfnOutputProps{Value: agent.AttrAgentId(), Description: s("The Bedrock agent")})
+}
+
+// instruction is the agent's instruction: the catalog's capability text.
+func instruction(c *Catalog) string {
+	return "You help people with the documents in a shared file store. " + c.files.Instructions()
+}
+
+// narrowNotificationsPolicy scopes the policy of CDK's bucket-notifications
+// handler, which asks for s3:PutBucketNotification on every resource, to the
+// data bucket it configures.
+func (st *Stack) narrowNotificationsPolicy() {
+	for _, c := range *st.Stack.Node().FindAll(constructs.ConstructOrder_PREORDER) {
+		path := *c.Node().Path()
+		if !strings.Contains(path, "/BucketNotificationsHandler") || !strings.HasSuffix(path, "/Role/DefaultPolicy/Resource") {
+			continue
+		}
+		c.(awscdk.CfnResource).AddPropertyOverride(s("PolicyDocument.Statement.0.Resource"), st.Data.BucketArn())
+	}
+}
