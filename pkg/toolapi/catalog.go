@@ -12,6 +12,29 @@ const lineRule = "Lines are numbered from 1. A line ends at \\r\\n, \\n or a lon
 
 func intp(n int) *int { return &n }
 
+// Typed adapts a typed read-tool function: the arguments, already checked
+// against the schema, decode into A.
+func Typed[A any](fn func(context.Context, A) (any, error)) func(context.Context, *Call) (any, error) {
+	return func(ctx context.Context, c *Call) (any, error) {
+		var a A
+		if err := c.Decode(&a); err != nil {
+			return nil, err
+		}
+		return fn(ctx, a)
+	}
+}
+
+// plan adapts a typed write-tool function the same way.
+func plan[A any](fn func(context.Context, A) (*fileops.Change, error)) func(context.Context, *Call) (*fileops.Change, error) {
+	return func(ctx context.Context, c *Call) (*fileops.Change, error) {
+		var a A
+		if err := c.Decode(&a); err != nil {
+			return nil, err
+		}
+		return fn(ctx, a)
+	}
+}
+
 var (
 	pFileName     = Param{Name: "fileName", Type: "string", Required: true, Description: "Path of the file, relative to the root, with '/' separators (e.g. 'docs/notes.md'). No leading '/', no '.' or '..' segments."}
 	pExpectedETag = Param{Name: "expectedEtag", Type: "string", Description: "Optional. The etag from an earlier read or info; the call fails with conflict if the file changed since."}
@@ -26,13 +49,9 @@ func fileTools(files *fileops.Service) []Tool {
 			Description: "Read a whole text file. Returns {path, content, size, etag, lineEnding}. Files over the full-read limit (1 MiB by default) " +
 				"fail with limit_exceeded: call file_context_info first for large files and page them with file_context_read_range.",
 			Params: []Param{pFileName},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct{ FileName string }
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct{ FileName string }) (any, error) {
 				return files.Read(ctx, a.FileName)
-			},
+			}),
 		},
 		{
 			Name:     "file_access_read_lines",
@@ -44,16 +63,12 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "startLine", Type: "integer", Required: true, Minimum: intp(1), Description: "First line to return, 1-based."},
 				{Name: "endLine", Type: "integer", Minimum: intp(1), Description: "Optional. Last line to return, inclusive; default startLine + 199."},
 			},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct {
-					FileName           string
-					StartLine, EndLine int
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct {
+				FileName           string
+				StartLine, EndLine int
+			}) (any, error) {
 				return files.ReadLines(ctx, fileops.ReadLinesArgs{FileName: a.FileName, StartLine: a.StartLine, EndLine: a.EndLine})
-			},
+			}),
 		},
 		{
 			Name:     "file_context_read_range",
@@ -68,17 +83,13 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "lineCount", Type: "integer", Minimum: intp(1), Description: "Optional. How many lines; default 200, at most 1000."},
 				{Name: "cursor", Type: "string", Description: "Optional. next.cursor from the previous result, unchanged."},
 			},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct {
-					Path                 string
-					StartLine, LineCount int
-					Cursor               string
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct {
+				Path                 string
+				StartLine, LineCount int
+				Cursor               string
+			}) (any, error) {
 				return files.ReadRange(ctx, fileops.ReadRangeArgs{Path: a.Path, StartLine: a.StartLine, LineCount: a.LineCount, Cursor: a.Cursor})
-			},
+			}),
 		},
 		{
 			Name:     "file_access_ls",
@@ -89,13 +100,9 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "directory", Type: "string", Default: "", Description: "Optional. Directory relative to the root; '' (the default) is the root."},
 				{Name: "globPattern", Type: "string", Description: "Optional. Keep names matching this glob, case-insensitive: '*' any characters, '?' one, '[abc]', '{a,b}'."},
 			},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct{ Directory, GlobPattern string }
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct{ Directory, GlobPattern string }) (any, error) {
 				return files.Ls(ctx, fileops.LsArgs{Directory: a.Directory, GlobPattern: a.GlobPattern})
-			},
+			}),
 		},
 		{
 			Name:     "file_access_grep",
@@ -110,16 +117,12 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "directory", Type: "string", Default: "", Description: "Optional. Directory to search; '' (the default) is the root."},
 				{Name: "caseSensitive", Type: "boolean", Default: false, Description: "Optional. Match case exactly; default false."},
 			},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct {
-					RegexPattern, GlobPattern, Directory string
-					CaseSensitive                        bool
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct {
+				RegexPattern, GlobPattern, Directory string
+				CaseSensitive                        bool
+			}) (any, error) {
 				return files.Grep(ctx, fileops.GrepArgs{RegexPattern: a.RegexPattern, GlobPattern: a.GlobPattern, Directory: a.Directory, CaseSensitive: a.CaseSensitive})
-			},
+			}),
 		},
 		{
 			Name:     "file_context_info",
@@ -127,13 +130,9 @@ func fileTools(files *fileops.Service) []Tool {
 			Description: "Tell whether a path is a file, a directory or absent, without reading it. Returns {status: 'found', path, info: {path, type, size, contentType, lastModified, etag}}, " +
 				"{status: 'directory', path} or {status: 'not_found', path}. Call it before reading a file that may be large.",
 			Params: []Param{{Name: "path", Type: "string", Required: true, Description: "Path relative to the root; '' is the root directory."}},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct{ Path string }
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct{ Path string }) (any, error) {
 				return files.Info(ctx, a.Path)
-			},
+			}),
 		},
 		{
 			Name:     "file_context_download",
@@ -148,18 +147,14 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "encoding", Type: "string", Default: "auto", Description: "Optional. One of: auto (text when the page is UTF-8, else base64), utf8, base64. Default auto."},
 				pExpectedETag,
 			},
-			Run: func(ctx context.Context, c *Call) (any, error) {
-				var a struct {
-					Path                   string
-					OffsetBytes            int64
-					MaxBytes               int
-					Encoding, ExpectedEtag string
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: Typed(func(ctx context.Context, a struct {
+				Path                   string
+				OffsetBytes            int64
+				MaxBytes               int
+				Encoding, ExpectedEtag string
+			}) (any, error) {
 				return files.Download(ctx, fileops.DownloadArgs{Path: a.Path, OffsetBytes: a.OffsetBytes, MaxBytes: a.MaxBytes, Encoding: a.Encoding, ExpectedETag: a.ExpectedEtag})
-			},
+			}),
 		},
 		{
 			Name: fileops.ToolWrite,
@@ -170,29 +165,21 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "overwrite", Type: "boolean", Default: false, Description: "Optional. Replace an existing file; default false."},
 				pExpectedETag,
 			},
-			Plan: func(ctx context.Context, c *Call) (*fileops.Change, error) {
-				var a struct {
-					FileName, Content string
-					Overwrite         bool
-					ExpectedEtag      string
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Plan: plan(func(ctx context.Context, a struct {
+				FileName, Content string
+				Overwrite         bool
+				ExpectedEtag      string
+			}) (*fileops.Change, error) {
 				return files.PlanWrite(ctx, fileops.WriteArgs{FileName: a.FileName, Content: a.Content, Overwrite: a.Overwrite, ExpectedETag: a.ExpectedEtag})
-			},
+			}),
 		},
 		{
 			Name:        fileops.ToolDelete,
 			Description: "Delete a file. A missing file fails with not_found. May wait for approval like file_access_write.",
 			Params:      []Param{pFileName, pExpectedETag},
-			Plan: func(ctx context.Context, c *Call) (*fileops.Change, error) {
-				var a struct{ FileName, ExpectedEtag string }
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Plan: plan(func(ctx context.Context, a struct{ FileName, ExpectedEtag string }) (*fileops.Change, error) {
 				return files.PlanDelete(ctx, fileops.DeleteArgs{FileName: a.FileName, ExpectedETag: a.ExpectedEtag})
-			},
+			}),
 		},
 		{
 			Name: fileops.ToolReplace,
@@ -205,17 +192,13 @@ func fileTools(files *fileops.Service) []Tool {
 				{Name: "replaceAll", Type: "boolean", Default: false, Description: "Optional. Replace every occurrence; default false."},
 				pExpectedETag,
 			},
-			Plan: func(ctx context.Context, c *Call) (*fileops.Change, error) {
-				var a struct {
-					FileName, OldString, NewString string
-					ReplaceAll                     bool
-					ExpectedEtag                   string
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Plan: plan(func(ctx context.Context, a struct {
+				FileName, OldString, NewString string
+				ReplaceAll                     bool
+				ExpectedEtag                   string
+			}) (*fileops.Change, error) {
 				return files.PlanReplace(ctx, fileops.ReplaceArgs{FileName: a.FileName, OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedETag: a.ExpectedEtag})
-			},
+			}),
 		},
 		{
 			Name: fileops.ToolReplaceLines,
@@ -230,17 +213,13 @@ func fileTools(files *fileops.Service) []Tool {
 				}},
 				pExpectedETag,
 			},
-			Plan: func(ctx context.Context, c *Call) (*fileops.Change, error) {
-				var a struct {
-					FileName     string
-					Edits        []fileops.LineEdit
-					ExpectedEtag string
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Plan: plan(func(ctx context.Context, a struct {
+				FileName     string
+				Edits        []fileops.LineEdit
+				ExpectedEtag string
+			}) (*fileops.Change, error) {
 				return files.PlanReplaceLines(ctx, fileops.ReplaceLinesArgs{FileName: a.FileName, Edits: a.Edits, ExpectedETag: a.ExpectedEtag})
-			},
+			}),
 		},
 	}
 }
@@ -254,12 +233,8 @@ func approvalStatusTool(a Approvals) Tool {
 			"tool, path, requestedAt, expiresAt, decidedBy?, decidedAt?, reason?, result?, preview}. On 'conflict' the file changed before approval: " +
 			"read it again and propose the change anew.",
 		Params: []Param{{Name: "approvalId", Type: "string", Required: true, Description: "The approvalId a write answered with."}},
-		Run: func(ctx context.Context, c *Call) (any, error) {
-			var a2 struct{ ApprovalID string }
-			if err := c.Decode(&a2); err != nil {
-				return nil, err
-			}
+		Run: Typed(func(ctx context.Context, a2 struct{ ApprovalID string }) (any, error) {
 			return a.Status(ctx, a2.ApprovalID)
-		},
+		}),
 	}
 }

@@ -157,20 +157,6 @@ func (s *Server) Call(ctx context.Context, caller Caller, name string, args []by
 	return s.run(ctx, &Call{Tool: t, Caller: caller, Args: checked})
 }
 
-// CallValues runs a tool with Bedrock's string-valued parameters, coerced by
-// the tool's schema.
-func (s *Server) CallValues(ctx context.Context, caller Caller, name string, values []NamedValue) Result {
-	t, err := s.lookup(name)
-	if err != nil {
-		return ErrorResult(err)
-	}
-	args, err := coerce(name, t.Params, values)
-	if err != nil {
-		return ErrorResult(err)
-	}
-	return s.Call(ctx, caller, name, args)
-}
-
 func (s *Server) lookup(name string) (*Tool, error) {
 	t, ok := s.tools[name]
 	if !ok {

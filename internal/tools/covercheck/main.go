@@ -23,6 +23,7 @@ type block struct {
 func main() {
 	profile := flag.String("profile", "cover.out", "cover profile")
 	minPct := flag.Float64("min", 0, "minimum percent per prefix")
+	uncovered := flag.Bool("uncovered", false, "list the uncovered blocks under the prefixes")
 	flag.Parse()
 	f, err := os.Open(*profile)
 	if err != nil {
@@ -49,6 +50,21 @@ func main() {
 			blocks[fields[0]] = b
 		}
 		b.covered = b.covered || count > 0
+	}
+	if *uncovered {
+		var lines []string
+		for pos, b := range blocks {
+			for _, prefix := range flag.Args() {
+				if strings.HasPrefix(pos, prefix+"/") && !b.covered && b.stmts > 0 {
+					lines = append(lines, fmt.Sprintf("%s (%d)", pos, b.stmts))
+				}
+			}
+		}
+		sort.Strings(lines)
+		for _, l := range lines {
+			fmt.Println(l)
+		}
+		return
 	}
 	type tally struct{ total, covered int }
 	byPkg := map[string]*tally{}

@@ -29,16 +29,12 @@ func Tools(g *mdkb.Service) []toolapi.Tool {
 				dir,
 				{Name: "maxResults", Type: "integer", Minimum: &one, Default: 10, Description: "Optional. How many matches; default 10, at most 100."},
 			},
-			Run: func(ctx context.Context, c *toolapi.Call) (any, error) {
-				var a struct {
-					Query, Directory string
-					MaxResults       int
-				}
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: toolapi.Typed(func(ctx context.Context, a struct {
+				Query, Directory string
+				MaxResults       int
+			}) (any, error) {
 				return g.Search(ctx, mdkb.SearchArgs{Query: a.Query, Directory: a.Directory, MaxResults: a.MaxResults})
-			},
+			}),
 		},
 		{
 			Name:     "file_context_markdown_graph_export",
@@ -50,13 +46,9 @@ func Tools(g *mdkb.Service) []toolapi.Tool {
 				{Name: "format", Type: "string", Required: true, Description: "jsonld, turtle, mermaid or dot (case-insensitive; also JsonLd, json-ld, ttl)."},
 				dir,
 			},
-			Run: func(ctx context.Context, c *toolapi.Call) (any, error) {
-				var a struct{ Format, Directory string }
-				if err := c.Decode(&a); err != nil {
-					return nil, err
-				}
+			Run: toolapi.Typed(func(ctx context.Context, a struct{ Format, Directory string }) (any, error) {
 				return g.Export(ctx, mdkb.ExportArgs{Format: a.Format, Directory: a.Directory})
-			},
+			}),
 		},
 	}
 }
