@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
@@ -33,8 +34,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Method: r.Method, Path: r.URL.Path, Caller: caller, RequestID: r.Header.Get("X-Request-Id")}
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	switch {
+	case errors.As(err, &mbe):
 		writeJSON(w, h.Router.Respond(req, TooLarge(limit), time.Now()))
+		return
+	case err != nil:
+		writeJSON(w, h.Router.Respond(req, toolapi.ErrorResult(fault.New(fault.InvalidArgument, "The request body could not be read.").WithCause(err)), time.Now()))
 		return
 	}
 	query := map[string]string{}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/url"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -31,10 +30,7 @@ func S3EventHandler(r Refresher, log *slog.Logger) EventHandler {
 			if !strings.HasPrefix(rec.EventName, "ObjectCreated") && !strings.HasPrefix(rec.EventName, "ObjectRemoved") {
 				continue
 			}
-			key, err := url.QueryUnescape(rec.S3.Object.Key) // keys arrive URL-encoded, spaces as '+'
-			if err != nil {
-				key = rec.S3.Object.Key
-			}
+			key := rec.S3.Object.URLDecodedKey // keys arrive URL-encoded, spaces as '+'
 			n, err := r.Refresh(ctx, key)
 			refreshed += n
 			if err != nil {

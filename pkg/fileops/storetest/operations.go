@@ -94,6 +94,8 @@ func RunOperations(t *testing.T, newStore NewStore, caps Capabilities) {
 	const root = "tenant/a"
 	ops := func(t *testing.T, tune func(*fileops.Limits)) *Ops { return NewOps(t, newStore(t), root, tune) }
 
+	runDownload(t, ops)
+
 	t.Run("read returns content, size, etag and line ending", func(t *testing.T) {
 		o := ops(t, nil)
 		for name, tc := range map[string]struct{ content, ending string }{
@@ -661,5 +663,72 @@ func RunOperations(t *testing.T, newStore NewStore, caps Capabilities) {
 		if len(r.Results) != 0 {
 			t.Errorf("grep reached a sibling prefix: %s", jsonOf(r))
 		}
+	})
+}
+
+// runDownload checks byte pages, their encodings and the ETag guard.
+func runDownload(t *testing.T, ops func(t *testing.T, tune func(*fileops.Limits)) *Ops) {
+	ctx := context.Background()
+	t.Run("download pages text, binary and multi-byte characters", func(t *testing.T) {
+		o := ops(t, func(l *fileops.Limits) { l.DefaultDownloadBytes, l.MaximumDownloadBytes = 4, 6 })
+		info := o.Put("t.txt", "héllo wörld")
+		r := must(o.Download(ctx, fileops.DownloadArgs{Path: "t.txt"}))(t)
+		if r.Encoding != "utf8" || *r.Text != "hél" || r.BytesRead != 4 || !r.HasMore || *r.NextOffsetBytes != 4 || r.Size != 13 || r.ETag != info.ETag {
+			t.Errorf("first page = %s", jsonOf(r))
+		}
+		// A page that would end inside 'é' is cut before it.
+		r = must(o.Download(ctx, fileops.DownloadArgs{Path: "t.txt", OffsetBytes: 0, MaxBytes: 2}))(t)
+		if *r.Text != "h" || r.BytesRead != 1 || *r.NextOffsetBytes != 1 {
+			t.Errorf("cut page = %s", jsonOf(r))
+		}
+		var all strings.Builder
+		for off := int64(0); ; {
+			r := must(o.Download(ctx, fileops.DownloadArgs{Path: "t.txt", OffsetBytes: off, ExpectedETag: info.ETag}))(t)
+			all.WriteString(*r.Text)
+			if !r.HasMore {
+				if r.NextOffsetBytes != nil {
+					t.Error("the last page has a next offset")
+				}
+				break
+			}
+			off = *r.NextOffsetBytes
+		}
+		if all.String() != "héllo wörld" {
+			t.Errorf("pages joined = %q", all.String())
+		}
+		r = must(o.Download(ctx, fileops.DownloadArgs{Path: "t.txt", MaxBytes: 100, Encoding: "base64"}))(t)
+		if r.Encoding != "base64" || *r.Base64 != "aMOpbGxv" || r.Text != nil {
+			t.Errorf("base64 page = %s", jsonOf(r))
+		}
+		o.Put("b.bin", "\xff\xfe\x00\x01")
+		r = must(o.Download(ctx, fileops.DownloadArgs{Path: "b.bin"}))(t)
+		if r.Encoding != "base64" || *r.Base64 != "//4AAQ==" {
+			t.Errorf("binary page = %s", jsonOf(r))
+		}
+		_, err := o.Download(ctx, fileops.DownloadArgs{Path: "b.bin", Encoding: "utf8"})
+		WantCode(t, err, fault.BinaryContent)
+		r = must(o.Download(ctx, fileops.DownloadArgs{Path: "b.bin", OffsetBytes: 99}))(t)
+		if r.BytesRead != 0 || r.HasMore || *r.Text != "" {
+			t.Errorf("past the end = %s", jsonOf(r))
+		}
+		o.Put("e.txt", "")
+		if r := must(o.Download(ctx, fileops.DownloadArgs{Path: "e.txt"}))(t); r.BytesRead != 0 || r.HasMore || r.Size != 0 {
+			t.Errorf("empty = %s", jsonOf(r))
+		}
+	})
+	t.Run("download refuses bad arguments and changed files", func(t *testing.T) {
+		o := ops(t, nil)
+		info := o.Put("c.txt", "one")
+		for _, a := range []fileops.DownloadArgs{{Path: "c.txt", OffsetBytes: -1}, {Path: "c.txt", MaxBytes: -5}, {Path: "c.txt", Encoding: "latin1"}} {
+			_, err := o.Download(ctx, a)
+			WantCode(t, err, fault.InvalidArgument)
+		}
+		_, err := o.Download(ctx, fileops.DownloadArgs{Path: "../c.txt"})
+		WantCode(t, err, fault.InvalidPath)
+		_, err = o.Download(ctx, fileops.DownloadArgs{Path: "missing.txt"})
+		WantCode(t, err, fault.NotFound)
+		o.Put("c.txt", "two!")
+		_, err = o.Download(ctx, fileops.DownloadArgs{Path: "c.txt", OffsetBytes: 1, ExpectedETag: info.ETag})
+		WantCode(t, err, fault.Conflict)
 	})
 }
