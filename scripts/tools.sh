@@ -4,6 +4,7 @@
 set -euo pipefail
 
 STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
+ACTIONLINT_VERSION=v1.7.12
 
 CACHE=${FILECONTEXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/filecontext}
 BIN=$CACHE/bin/tools
@@ -20,4 +21,5 @@ install_go_tool() { # name module version
 }
 
 install_go_tool staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION"
+install_go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
 echo "$BIN"
