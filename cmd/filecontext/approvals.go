@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -15,7 +16,8 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	flagArgs, rest := splitFlags(args)
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	endpoint := fs.String("endpoint", defaultEndpoint(), "server URL")
+	var r remote
+	r.flags(fs)
 	status := fs.String("status", "pending", "list: the status to list")
 	limit := fs.Int("limit", 0, "list: page size (1-100)")
 	next := fs.String("next-token", "", "list: the nextToken of the previous page")
@@ -27,9 +29,12 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "filecontext approvals: say list, show ID, approve ID or reject ID\n")
 		return 2
 	}
-	var code int
+	c, err := r.client(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext approvals:", err)
+		return 2
+	}
 	var out []byte
-	var err error
 	switch {
 	case rest[0] == "list" && len(rest) == 1:
 		q := url.Values{"status": {*status}}
@@ -39,22 +44,17 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if *next != "" {
 			q.Set("nextToken", *next)
 		}
-		code, out, err = get(ctx, *endpoint+"/approvals?"+q.Encode())
+		_, out, err = c.Do(ctx, http.MethodGet, "/approvals?"+q.Encode(), nil, true)
 	case rest[0] == "show" && len(rest) == 2:
-		code, out, err = get(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1]))
+		_, out, err = c.Do(ctx, http.MethodGet, "/approvals/"+url.PathEscape(rest[1]), nil, true)
 	case rest[0] == "approve" && len(rest) == 2:
-		code, out, err = post(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1])+"/approve", nil)
+		_, out, err = c.Do(ctx, http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/approve", nil, false)
 	case rest[0] == "reject" && len(rest) == 2:
 		body, _ := json.Marshal(map[string]string{"reason": *reason})
-		code, out, err = post(ctx, *endpoint+"/approvals/"+url.PathEscape(rest[1])+"/reject", body)
+		_, out, err = c.Do(ctx, http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/reject", body, false)
 	default:
 		fmt.Fprintf(stderr, "filecontext approvals: unknown form %q\n", rest)
 		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "filecontext approvals:", err)
-		return 1
-	}
-	printJSON(stdout, out)
-	return exitCode(code, out)
+	return answer(stdout, stderr, out, err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/filecontext-aws/filecontext/pkg/fault"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/filecontext-aws/filecontext/pkg/client"
 )
 
 func defaultEndpoint() string {
@@ -40,11 +43,56 @@ func splitFlags(args []string) (flags, rest []string) {
 	return flags, rest
 }
 
+// remote holds the flags every command that talks to a server shares.
+type remote struct {
+	endpoint string
+	sigv4    bool
+	region   string
+}
+
+func (r *remote) flags(fs *flag.FlagSet) {
+	fs.StringVar(&r.endpoint, "endpoint", defaultEndpoint(), "server or API stage URL")
+	fs.BoolVar(&r.sigv4, "sigv4", false, "sign requests with SigV4 (service execute-api) using the default AWS credentials")
+	fs.StringVar(&r.region, "region", os.Getenv("AWS_REGION"), "the API's region, for --sigv4")
+}
+
+// client returns an API client for the flags.
+func (r *remote) client(ctx context.Context) (*client.Client, error) {
+	if !r.sigv4 {
+		return client.New(r.endpoint), nil
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(r.region))
+	if err != nil {
+		return nil, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		return nil, errors.New("--sigv4 needs --region (or AWS_REGION)")
+	}
+	return client.New(r.endpoint, client.WithSigner(&client.Signer{Credentials: cfg.Credentials, Region: cfg.Region})), nil
+}
+
+// answer prints a result or an error answer and returns the exit code.
+func answer(stdout, stderr io.Writer, out []byte, err error) int {
+	var apiErr *client.Error
+	switch {
+	case errors.As(err, &apiErr):
+		b, _ := json.Marshal(map[string]any{"error": apiErr})
+		printJSON(stdout, b)
+		return apiErr.Code.ExitCode()
+	case err != nil:
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return 1
+	}
+	printJSON(stdout, out)
+	return 0
+}
+
 func call(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flagArgs, rest := splitFlags(args)
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	endpoint := fs.String("endpoint", defaultEndpoint(), "server URL")
+	var r remote
+	r.flags(fs)
 	if err := fs.Parse(flagArgs); err != nil {
 		return 2
 	}
@@ -52,24 +100,32 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "filecontext call: name a tool, e.g. filecontext call file_access_read fileName=notes.md")
 		return 2
 	}
-	tool, pairs := rest[0], rest[1:]
-	types, err := paramTypes(ctx, *endpoint, tool)
+	c, err := r.client(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext call:", err)
-		return 1
+		return 2
+	}
+	tool, pairs := rest[0], rest[1:]
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return answer(stdout, stderr, nil, err)
+	}
+	types := map[string]string{}
+	for _, t := range cat.Tools {
+		if t.Name == tool {
+			props, _ := t.InputSchema["properties"].(map[string]any)
+			for k, p := range props {
+				types[k], _ = p.(map[string]any)["type"].(string)
+			}
+		}
 	}
 	body, err := buildArgs(pairs, types)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext call:", err)
 		return 2
 	}
-	status, out, err := post(ctx, *endpoint+"/tools/"+tool, body)
-	if err != nil {
-		fmt.Fprintln(stderr, "filecontext call:", err)
-		return 1
-	}
-	printJSON(stdout, out)
-	return exitCode(status, out)
+	out, _, err := c.Call(ctx, tool, json.RawMessage(body))
+	return answer(stdout, stderr, out, err)
 }
 
 // buildArgs turns key=value (typed by the tool's schema) and key:=json pairs
@@ -115,77 +171,21 @@ func buildArgs(pairs []string, types map[string]string) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// paramTypes asks the server's catalog for the tool's argument types.
-func paramTypes(ctx context.Context, endpoint, tool string) (map[string]string, error) {
-	var cat struct {
-		Tools []struct {
-			Name        string `json:"name"`
-			InputSchema struct {
-				Properties map[string]struct {
-					Type string `json:"type"`
-				} `json:"properties"`
-			} `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	status, out, err := get(ctx, endpoint+"/tools")
-	if err != nil {
-		return nil, err
-	}
-	if status != http.StatusOK || json.Unmarshal(out, &cat) != nil {
-		return nil, fmt.Errorf("GET %s/tools answered %d", endpoint, status)
-	}
-	types := map[string]string{}
-	for _, t := range cat.Tools {
-		if t.Name == tool {
-			for k, p := range t.InputSchema.Properties {
-				types[k] = p.Type
-			}
-		}
-	}
-	return types, nil
-}
-
 func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	endpoint := fs.String("endpoint", defaultEndpoint(), "server URL")
+	var r remote
+	r.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	status, out, err := get(ctx, *endpoint+"/tools")
+	c, err := r.client(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext tools:", err)
-		return 1
+		return 2
 	}
-	printJSON(stdout, out)
-	return exitCode(status, out)
-}
-
-func get(ctx context.Context, url string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, nil, err
-	}
-	return do(req)
-}
-
-func post(ctx context.Context, url string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	return do(req)
-}
-
-func do(req *http.Request) (int, []byte, error) {
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	_, out, err := c.Do(ctx, http.MethodGet, "/tools", nil, true)
+	return answer(stdout, stderr, out, err)
 }
 
 func printJSON(w io.Writer, b []byte) {
@@ -197,19 +197,4 @@ func printJSON(w io.Writer, b []byte) {
 	}
 	buf.WriteByte('\n')
 	w.Write(buf.Bytes())
-}
-
-// exitCode maps an answer to the CLI's exit code through the one table in
-// package fault.
-func exitCode(status int, body []byte) int {
-	if status < 400 {
-		return 0
-	}
-	var e struct {
-		Error struct {
-			Code fault.Code `json:"code"`
-		} `json:"error"`
-	}
-	json.Unmarshal(body, &e)
-	return e.Error.Code.ExitCode()
 }
