@@ -5,6 +5,7 @@
 //	filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
 //	filecontext tools [--endpoint URL]
 //	filecontext approvals list|show|approve|reject ...
+//	filecontext agent [--model-endpoint URL] [--model NAME] PROMPT
 package main
 
 import (
@@ -25,11 +26,12 @@ func main() {
 const usage = `usage:
   filecontext serve --root DIR [--addr 127.0.0.1:8080] [--write-tools enabled|disabled]
                     [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
-  filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
-  filecontext tools [--endpoint URL]
+  filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL] [--sigv4 --region R]
+  filecontext tools [--endpoint URL] [--sigv4 --region R]
   filecontext approvals list [--status pending] [--limit N] [--next-token T] [--endpoint URL]
   filecontext approvals show|approve ID [--endpoint URL]
   filecontext approvals reject ID [--reason TEXT] [--endpoint URL]
+  filecontext agent [--model-endpoint URL] [--model NAME] [--conversation FILE] [--concurrent] [--endpoint URL] PROMPT
 `
 
 // run is main without the process: it returns the exit code.
@@ -47,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return listTools(ctx, args[1:], stdout, stderr)
 	case "approvals":
 		return approvals(ctx, args[1:], stdout, stderr)
+	case "agent":
+		return runAgent(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -293,3 +293,32 @@ func TestModelErrorsEndTheRun(t *testing.T) {
 		t.Error("a run without a catalog started")
 	}
 }
+
+func TestTheAgentCommand(t *testing.T) {
+	url := serve(t, fixtures(t))
+	m := scriptedmodel.New()
+	defer m.Close()
+	m.Queue("cli", scriptedmodel.Response{ToolCalls: []scriptedmodel.ToolCall{call("k1", "file_context_info", `{"path":"notes/todo.txt"}`)}},
+		scriptedmodel.Response{Text: "todo.txt has 83 bytes"},
+		scriptedmodel.Response{Text: "still 83"})
+	conv := filepath.Join(t.TempDir(), "conv.json")
+	run := func(prompt string) string {
+		cmd := exec.Command(cli(t), "agent", "--model-endpoint", m.BaseURL(), "--model", "cli", "--endpoint", url, "--conversation", conv, prompt)
+		cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("agent: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := run("How big is todo.txt?"); got != "todo.txt has 83 bytes" {
+		t.Errorf("answer = %q", got)
+	}
+	if got := run("And now?"); got != "still 83" {
+		t.Errorf("second answer = %q", got)
+	}
+	reqs := requests(t, m, "cli")
+	if res := toolResults(t, reqs[2]); !strings.Contains(res["k1"], `"size":83`) {
+		t.Errorf("the resumed conversation lost the tool result: %v", res)
+	}
+}

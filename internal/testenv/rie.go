@@ -43,10 +43,11 @@ func BuildBootstrap(t testing.TB, pkg string) string {
 
 // RIE is a bootstrap running under aws-lambda-rie.
 type RIE struct {
-	URL  string
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	logs bytes.Buffer
+	URL    string
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	logs   bytes.Buffer
+	invoke sync.Mutex // one invocation at a time, as one Lambda instance serves them
 }
 
 // StartRIE runs bootstrap under aws-lambda-rie with env (on top of a minimal
@@ -105,8 +106,12 @@ func (r *RIE) Logs() string {
 	return r.logs.String()
 }
 
-// Invoke sends one event and returns the function's answer.
+// Invoke sends one event and returns the function's answer. Concurrent
+// calls wait their turn: the emulator, like one Lambda instance, serves one
+// invocation at a time.
 func (r *RIE) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	r.invoke.Lock()
+	defer r.invoke.Unlock()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(payload))
 	if err != nil {
 		return nil, err
