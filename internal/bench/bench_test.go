@@ -20,6 +20,7 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 )
 
@@ -245,7 +246,7 @@ func BenchmarkReadRange(b *testing.B) {
 					args = fileops.ReadRangeArgs{Path: key, StartLine: 5_000_000, LineCount: 200}
 				}
 				runtime.GC()
-				stop := heapWatch()
+				stop := storetest.HeapWatch()
 				for b.Loop() {
 					r, err := s.ReadRange(context.Background(), args)
 					if err != nil {
@@ -282,27 +283,4 @@ func objectBucket(b *testing.B, c *s3.Client, path string) string {
 	}
 	uploadOnce.Store(path, bucket)
 	return bucket
-}
-
-// heapWatch samples the live heap until stopped and returns its peak.
-func heapWatch() (stop func() uint64) {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 { close(done); <-finished; return peak.Load() }
 }

@@ -54,35 +54,6 @@ type Result struct {
 	Error   *fault.Error `json:"error,omitempty"`
 }
 
-// Record is one proposed change and its decision. The fields after Version
-// are internal: how to apply the change; View leaves them out.
-type Record struct {
-	ApprovalID  string          `json:"approvalId"`
-	Status      Status          `json:"status"`
-	Tool        string          `json:"tool"`
-	Path        string          `json:"path"`
-	Arguments   json.RawMessage `json:"arguments"`
-	BaseETag    string          `json:"baseEtag"`
-	RequestedBy string          `json:"requestedBy"`
-	RequestedAt time.Time       `json:"requestedAt"`
-	ExpiresAt   time.Time       `json:"expiresAt"`
-	DecidedBy   string          `json:"decidedBy,omitempty"`
-	DecidedAt   *time.Time      `json:"decidedAt,omitempty"`
-	Reason      string          `json:"reason,omitempty"`
-	Result      *Result         `json:"result,omitempty"`
-	Preview     Preview         `json:"preview"`
-	Version     int64           `json:"version"`
-
-	BaseExists    bool       `json:"baseExists"`
-	Delete        bool       `json:"delete,omitempty"`
-	Content       []byte     `json:"content,omitempty"`    // inline proposed content (small changes)
-	ContentKey    string     `json:"contentKey,omitempty"` // staged proposed content in the system store
-	ContentSHA256 string     `json:"contentSha256,omitempty"`
-	ContentSize   int64      `json:"contentSize"`
-	Message       string     `json:"message,omitempty"` // what an applied change reports
-	ClaimedAt     *time.Time `json:"claimedAt,omitempty"`
-}
-
 // View is a record as callers see it.
 type View struct {
 	ApprovalID  string          `json:"approvalId"`
@@ -101,12 +72,27 @@ type View struct {
 	Preview     Preview         `json:"preview"`
 }
 
+// Record is one proposed change and its decision: what callers see, and
+// after it the internal fields of how to apply the change, which View
+// leaves out.
+type Record struct {
+	View
+	Version int64 `json:"version"`
+
+	BaseExists    bool       `json:"baseExists"`
+	Delete        bool       `json:"delete,omitempty"`
+	Content       []byte     `json:"content,omitempty"`    // inline proposed content (small changes)
+	ContentKey    string     `json:"contentKey,omitempty"` // staged proposed content in the system store
+	ContentSHA256 string     `json:"contentSha256,omitempty"`
+	ContentSize   int64      `json:"contentSize"`
+	Message       string     `json:"message,omitempty"` // what an applied change reports
+	ClaimedAt     *time.Time `json:"claimedAt,omitempty"`
+}
+
 // View returns the record as callers see it at time now: a pending record
 // past its expiry shows as expired even before the store says so.
-func (r *Record) View(now time.Time) View {
-	v := View{ApprovalID: r.ApprovalID, Status: r.Status, Tool: r.Tool, Path: r.Path, Arguments: r.Arguments,
-		BaseETag: r.BaseETag, RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt, ExpiresAt: r.ExpiresAt,
-		DecidedBy: r.DecidedBy, DecidedAt: r.DecidedAt, Reason: r.Reason, Result: r.Result, Preview: r.Preview}
+func (r *Record) ViewAt(now time.Time) View {
+	v := r.View
 	if r.Status == Pending && !now.Before(r.ExpiresAt) {
 		v.Status = Expired
 	}

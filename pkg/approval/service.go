@@ -95,8 +95,8 @@ func (s *Service) now() time.Time { return s.o.Now().UTC().Truncate(time.Millise
 func (s *Service) Park(ctx context.Context, c *fileops.Change, requester string, args []byte) (any, error) {
 	id := "apr_" + strings.ToLower(rand.Text()[:20])
 	now := s.now()
-	r := &Record{ApprovalID: id, Status: Pending, Tool: c.Tool, Path: c.Path.String(), BaseETag: c.BaseETag, BaseExists: c.Exists,
-		Delete: c.Delete, RequestedBy: requester, RequestedAt: now, ExpiresAt: now.Add(s.o.TTL), Message: c.Message}
+	r := &Record{View: View{ApprovalID: id, Status: Pending, Tool: c.Tool, Path: c.Path.String(), BaseETag: c.BaseETag,
+		RequestedBy: requester, RequestedAt: now, ExpiresAt: now.Add(s.o.TTL)}, BaseExists: c.Exists, Delete: c.Delete, Message: c.Message}
 	if len(args) <= s.o.InlineBytes && json.Valid(args) {
 		r.Arguments = json.RawMessage(args)
 	} else {
@@ -181,7 +181,7 @@ func (s *Service) Get(ctx context.Context, id string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := r.View(s.now())
+	v := r.ViewAt(s.now())
 	return &v, nil
 }
 
@@ -201,7 +201,7 @@ func (s *Service) load(ctx context.Context, id string) (*Record, error) {
 
 // conflictWith is the 409 of a decision that lost, with the current record.
 func (s *Service) conflictWith(r *Record, format string, args ...any) error {
-	v := r.View(s.now())
+	v := r.ViewAt(s.now())
 	return fault.New(fault.Conflict, format, args...).With("approval", v)
 }
 
@@ -247,7 +247,7 @@ func (s *Service) lost(ctx context.Context, id string, err error) error {
 	if gerr != nil {
 		return storeErr(gerr, id)
 	}
-	return s.conflictWith(cur, "Approval %s was decided concurrently; it is now %s.", id, cur.View(s.now()).Status)
+	return s.conflictWith(cur, "Approval %s was decided concurrently; it is now %s.", id, cur.ViewAt(s.now()).Status)
 }
 
 // finish applies a claimed change and records the outcome.
@@ -288,7 +288,7 @@ func (s *Service) finish(ctx context.Context, r *Record) (*View, error) {
 	if err := s.o.Store.Update(ctx, out, r.Version); err != nil {
 		return nil, s.lost(ctx, r.ApprovalID, err)
 	}
-	v := out.View(s.now())
+	v := out.ViewAt(s.now())
 	return &v, nil
 }
 
@@ -368,7 +368,7 @@ func (s *Service) Reject(ctx context.Context, id, approver, reason string) (*Vie
 	if err := s.o.Store.Update(ctx, d, r.Version); err != nil {
 		return nil, s.lost(ctx, id, err)
 	}
-	v := d.View(now)
+	v := d.ViewAt(now)
 	return &v, nil
 }
 
@@ -405,7 +405,7 @@ func (s *Service) List(ctx context.Context, status string, limit int, token stri
 		return nil, storeErr(err, "")
 	}
 	for _, r := range recs {
-		if v := r.View(now); v.Status == st {
+		if v := r.ViewAt(now); v.Status == st {
 			page.Approvals = append(page.Approvals, v)
 		}
 	}
@@ -414,7 +414,7 @@ func (s *Service) List(ctx context.Context, status string, limit int, token stri
 		more, _, err := s.o.Store.List(ctx, Pending, 100, "")
 		if err == nil {
 			for _, r := range more {
-				if v := r.View(now); v.Status == Expired && len(page.Approvals) < limit {
+				if v := r.ViewAt(now); v.Status == Expired && len(page.Approvals) < limit {
 					page.Approvals = append(page.Approvals, v)
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 )
@@ -38,23 +39,7 @@ func (c *countingStore) Get(ctx context.Context, key string, o fileops.GetOption
 
 // loadFixture copies testdata/kb into a store under prefix.
 func loadFixture(t testing.TB, s fileops.Store, prefix string) {
-	t.Helper()
-	root := filepath.Join("testdata", "kb")
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		_, err = s.Put(context.Background(), prefix+filepath.ToSlash(rel), b, fileops.PutOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storetest.LoadDir(t, s, prefix, filepath.Join("testdata", "kb"))
 }
 
 func newService(t testing.TB, data, snaps fileops.Store, tune func(*mdkb.Limits)) *mdkb.Service {

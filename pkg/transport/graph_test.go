@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 	"github.com/filecontext-aws/filecontext/pkg/mdkb"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
@@ -29,7 +29,7 @@ func TestEveryGraphEventFile(t *testing.T) {
 	for name, want := range expected {
 		t.Run(name, func(t *testing.T) {
 			data := memstore.New()
-			loadExamplesAt(t, data, e2ePrefix)
+			storetest.LoadDir(t, data, e2ePrefix, filepath.Join("..", "..", "examples"))
 			root, _ := pathsafe.NewRoot(e2ePrefix)
 			g := mdkb.New(data, root, memstore.New(), mdkb.DefaultLimits())
 			r := &transport.Router{Tools: toolapi.New(toolapi.Options{Extra: graphtools.Tools(g)})}
@@ -59,19 +59,3 @@ func TestEveryGraphEventFile(t *testing.T) {
 		})
 	}
 }
-
-func loadExamplesAt(t testing.TB, s *memstore.Store, prefix string) {
-	t.Helper()
-	root := filepath.Join("..", "..", "examples")
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(p)
-		rel, _ := filepath.Rel(root, p)
-		s.Put(context.Background(), prefix+filepath.ToSlash(rel), b, fileopsPut())
-		return nil
-	})
-}
-
-func fileopsPut() fileops.PutOptions { return fileops.PutOptions{} }

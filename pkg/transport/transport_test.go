@@ -21,6 +21,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
@@ -31,23 +32,7 @@ const secretPrefix = "secret-prefix-7f3a/"
 
 // loadExamples copies examples/ into a memory store under the prefix.
 func loadExamples(t testing.TB, s fileops.Store) {
-	t.Helper()
-	root := filepath.Join("..", "..", "examples")
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		_, err = s.Put(context.Background(), secretPrefix+filepath.ToSlash(rel), b, fileops.PutOptions{ContentType: fileops.ContentTypeOf(rel)})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storetest.LoadDir(t, s, secretPrefix, filepath.Join("..", "..", "examples"))
 }
 
 type setup struct {

@@ -21,11 +21,11 @@ type NewStore func(t *testing.T) approval.Store
 // Record returns a pending record with the given ID, requested at at.
 func Record(id string, at time.Time) *approval.Record {
 	return &approval.Record{
-		ApprovalID: id, Status: approval.Pending, Tool: "file_access_write", Path: "notes/" + id + ".md",
-		Arguments: json.RawMessage(`{"fileName":"notes/x.md","content":"héllo"}`), BaseETag: `"abc"`, BaseExists: true,
-		RequestedBy: "arn:aws:iam::1:role/agent", RequestedAt: at.UTC().Truncate(time.Millisecond), ExpiresAt: at.Add(time.Hour).UTC().Truncate(time.Millisecond),
-		Preview: approval.Preview{Diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}, Content: []byte("héllo\x00bytes"),
-		ContentSHA256: "deadbeef", ContentSize: 12, Message: "File 'x' written.",
+		View: approval.View{ApprovalID: id, Status: approval.Pending, Tool: "file_access_write", Path: "notes/" + id + ".md",
+			Arguments: json.RawMessage(`{"fileName":"notes/x.md","content":"héllo"}`), BaseETag: `"abc"`,
+			RequestedBy: "arn:aws:iam::1:role/agent", RequestedAt: at.UTC().Truncate(time.Millisecond), ExpiresAt: at.Add(time.Hour).UTC().Truncate(time.Millisecond),
+			Preview: approval.Preview{Diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}},
+		BaseExists: true, Content: []byte("héllo\x00bytes"), ContentSHA256: "deadbeef", ContentSize: 12, Message: "File 'x' written.",
 	}
 }
 

@@ -22,7 +22,7 @@ func TestCorruptRecordsAndBadPaths(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	r := &approval.Record{ApprovalID: "apr_x", Status: approval.Pending, RequestedAt: time.Now()}
+	r := &approval.Record{View: approval.View{ApprovalID: "apr_x", Status: approval.Pending, RequestedAt: time.Now()}}
 	if err := s.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestCorruptRecordsAndBadPaths(t *testing.T) {
 	if _, _, err := s.List(ctx, approval.Pending, 10, ""); err == nil {
 		t.Error("a listing with a corrupt record succeeded")
 	}
-	if err := s.Update(ctx, &approval.Record{ApprovalID: "apr_missing"}, 1); !errors.Is(err, approval.ErrConflict) {
+	if err := s.Update(ctx, &approval.Record{View: approval.View{ApprovalID: "apr_missing"}}, 1); !errors.Is(err, approval.ErrConflict) {
 		t.Errorf("update of a missing record: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -111,8 +112,8 @@ func (r *largeReader) Seek(offset int64, whence int) (int64, error) {
 	return offset, nil
 }
 
-// heapWatch samples the live heap until stopped and returns its peak.
-func heapWatch() (stop func() uint64) {
+// HeapWatch samples the live heap until stopped and returns its peak.
+func HeapWatch() (stop func() uint64) {
 	var peak atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -179,7 +180,7 @@ func RunLargeObject(t *testing.T, store fileops.Store) {
 		t.Errorf("the giant line allocated %d bytes before failing", alloc)
 	}
 
-	stop := heapWatch()
+	stop := HeapWatch()
 	start := time.Now()
 	r, err := o.ReadRange(ctx, fileops.ReadRangeArgs{Path: "big.bin", StartLine: LargeLines + 2, LineCount: 10})
 	peak := stop()
@@ -219,4 +220,25 @@ func tailLines(from, to int) []string {
 		out = append(out, fmt.Sprintf("tail %06d\n", i))
 	}
 	return out
+}
+
+// LoadDir copies a directory tree into a store under prefix, each file
+// under its slash-separated relative path.
+func LoadDir(t testing.TB, s fileops.Store, prefix, dir string) {
+	t.Helper()
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		_, err = s.Put(context.Background(), prefix+filepath.ToSlash(rel), b, fileops.PutOptions{ContentType: fileops.ContentTypeOf(rel)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
