@@ -216,7 +216,12 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	}
 	st.graph = snap.built()
 	s.remember(key, snap)
-	if background {
+	switch {
+	case background && prior != nil && len(todo)*20 < len(files):
+		// A small change of a saved scope stays in memory: the S3 event of
+		// the change refreshes the stored snapshot (Refresh saves), and a
+		// new process without it only re-reads the few changed files.
+	case background:
 		// A tool call answers without waiting for the save: the snapshot is
 		// already current in memory, and a lost save only costs a rebuild.
 		s.saves.Add(1)
@@ -226,7 +231,7 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 			defer cancel()
 			s.writeSnapshot(sctx, key, snap)
 		}()
-	} else {
+	default:
 		s.writeSnapshot(ctx, key, snap)
 	}
 	st.snap = SnapshotInfo{Fingerprint: fp, Fetched: len(todo)}
