@@ -17,15 +17,32 @@ import (
 	"time"
 )
 
-// FreePort returns a free loopback port.
+var (
+	portsMu sync.Mutex
+	given   = map[int]bool{}
+)
+
+// FreePort returns a free loopback port, never one it returned before in
+// this process: two emulators started one after the other must not be
+// handed the same just-closed port.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !given[port] {
+			given[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no fresh loopback port")
+	return 0
 }
 
 // BuildBootstrap builds a Lambda main package as Lambda runs it
@@ -71,15 +88,22 @@ func StartRIE(t testing.TB, bootstrap string, env map[string]string) *RIE {
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { r.cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		r.cmd.Process.Kill()
-		r.cmd.Wait()
+		<-exited
 		if t.Failed() {
 			t.Logf("aws-lambda-rie output:\n%s", r.Logs())
 		}
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		select {
+		case <-exited:
+			t.Fatalf("aws-lambda-rie exited during start-up:\n%s", r.Logs())
+		default:
+		}
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			c.Close()
