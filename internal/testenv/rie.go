@@ -68,13 +68,28 @@ type RIE struct {
 }
 
 // StartRIE runs bootstrap under aws-lambda-rie with env (on top of a minimal
-// environment) and waits until it accepts invocations.
+// environment) and waits until it accepts invocations. Ports are probed, so
+// another process may take one between the probe and the bind; the
+// emulator then exits at once, and StartRIE tries again on fresh ports.
 func StartRIE(t testing.TB, bootstrap string, env map[string]string) *RIE {
 	t.Helper()
 	rie := os.Getenv("FILECONTEXT_TEST_RIE")
 	if rie == "" {
 		t.Fatal("FILECONTEXT_TEST_RIE is not set: start the emulators with localstack/emulators.sh start")
 	}
+	var last string
+	for range 3 {
+		if r, ok := startRIE(t, rie, bootstrap, env); ok {
+			return r
+		} else {
+			last = r.Logs()
+		}
+	}
+	t.Fatalf("aws-lambda-rie did not start:\n%s", last)
+	return nil
+}
+
+func startRIE(t testing.TB, rie, bootstrap string, env map[string]string) (*RIE, bool) {
 	port, apiPort := FreePort(t), FreePort(t)
 	r := &RIE{URL: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", port)}
 	r.cmd = exec.Command(rie, "--runtime-interface-emulator-address", fmt.Sprintf("127.0.0.1:%d", port),
@@ -90,6 +105,30 @@ func StartRIE(t testing.TB, bootstrap string, env map[string]string) *RIE {
 	}
 	exited := make(chan struct{})
 	go func() { r.cmd.Wait(); close(exited) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case <-exited:
+			return r, false
+		default:
+		}
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			r.cmd.Process.Kill()
+			<-exited
+			return r, false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A listener that is not ours answers too; ours is still running.
+	select {
+	case <-exited:
+		return r, false
+	case <-time.After(150 * time.Millisecond):
+	}
 	t.Cleanup(func() {
 		r.cmd.Process.Kill()
 		<-exited
@@ -97,23 +136,7 @@ func StartRIE(t testing.TB, bootstrap string, env map[string]string) *RIE {
 			t.Logf("aws-lambda-rie output:\n%s", r.Logs())
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		select {
-		case <-exited:
-			t.Fatalf("aws-lambda-rie exited during start-up:\n%s", r.Logs())
-		default:
-		}
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("aws-lambda-rie did not listen within 10 s:\n%s", r.Logs())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return r, true
 }
 
 // Write collects the emulator's and the function's output.
