@@ -103,23 +103,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer approvals.Close()
-	stagingDir := filepath.Join(stateDir, "staging")
-	if err := os.MkdirAll(stagingDir, 0o700); err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
-	}
-	staging, err := dirstore.Open(stagingDir)
+	staging, err := stateStore(stateDir, "staging")
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 1
 	}
 	defer staging.Close()
-	snapshotsDir := filepath.Join(stateDir, "snapshots")
-	if err := os.MkdirAll(snapshotsDir, 0o700); err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
-	}
-	snapshots, err := dirstore.Open(snapshotsDir)
+	snapshots, err := stateStore(stateDir, "snapshots")
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 1
@@ -199,4 +189,14 @@ func stateDirFor(flagValue, key, root string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// stateStore opens (creating it) a directory store under the state
+// directory: staged content, graph snapshots.
+func stateStore(stateDir, name string) (*dirstore.Store, error) {
+	dir := filepath.Join(stateDir, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return dirstore.Open(dir)
 }

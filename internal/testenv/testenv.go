@@ -5,12 +5,10 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 )
 
 // S3Target is one S3 emulator.
@@ -95,21 +96,7 @@ func EmptyAndDelete(c *s3.Client, bucket string) error {
 // UploadDir copies a directory tree into a bucket under prefix.
 func UploadDir(t testing.TB, c *s3.Client, bucket, prefix, dir string) {
 	t.Helper()
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		_, err = c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(prefix + filepath.ToSlash(rel)), Body: bytes.NewReader(b)})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("uploading %s: %v", dir, err)
-	}
+	storetest.LoadDir(t, s3store.New(c, bucket), prefix, dir)
 }
 
 // Versitygw returns the versitygw target.
