@@ -34,10 +34,12 @@ var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 func Build(docs []*DocInfo) *Graph {
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
 	g := &Graph{Documents: len(docs)}
-	byPath := map[string]*DocInfo{}
-	byName := map[string]*DocInfo{}
-	for _, d := range docs {
-		byPath[d.Path] = d
+	byPath := make(map[string]int, len(docs)) // index of a document by path
+	byName := make(map[string]*DocInfo, 2*len(docs))
+	iris := make([]string, len(docs))
+	for i, d := range docs {
+		byPath[d.Path] = i
+		iris[i] = docIRI(d.Path)
 	}
 	// Titles first, then file names, so a title wins a clash.
 	for i := len(docs) - 1; i >= 0; i-- {
@@ -49,14 +51,23 @@ func Build(docs []*DocInfo) *Graph {
 		byName[strings.ToLower(docs[i].Title)] = docs[i]
 	}
 	resolveDoc := func(ref string) *DocInfo {
-		if d, ok := byPath[ref]; ok {
-			return d
+		if i, ok := byPath[ref]; ok {
+			return docs[i]
 		}
 		return byName[strings.ToLower(strings.TrimSpace(ref))]
 	}
 
 	others := map[string]*Node{}
 	add := func(s, p string, o Term) { g.Triples = append(g.Triples, Triple{S: s, P: p, O: o}) }
+	// edge adds a statement between nodes once per document: references by
+	// title and by path may name the same target.
+	var seen map[[2]string]bool
+	edge := func(s, p, o string) {
+		if k := [2]string{p, o}; !seen[k] {
+			seen[k] = true
+			add(s, p, IRI(o))
+		}
+	}
 	named := func(kind, typ, name, desc string) string {
 		id := nodeIRI(kind, name)
 		if n, ok := others[id]; ok {
@@ -82,8 +93,15 @@ func Build(docs []*DocInfo) *Graph {
 		return named("entity", SchemaNS+"Thing", name, ""), name
 	}
 
-	for _, d := range docs {
-		id := docIRI(d.Path)
+	foreign := map[Triple]bool{}
+	wiki := map[string]int{} // wiki link name -> document index, -1 for none
+	index := make(map[*DocInfo]int, len(docs))
+	for i, d := range docs {
+		index[d] = i
+	}
+	for i, d := range docs {
+		id := iris[i]
+		seen = map[[2]string]bool{}
 		n := &Node{ID: id, Label: d.Title, Description: d.Description, Path: d.Path, Keywords: d.Keywords, Body: d.Body}
 		g.Nodes = append(g.Nodes, n)
 		g.Warnings = append(g.Warnings, d.Warnings...)
@@ -96,10 +114,10 @@ func Build(docs []*DocInfo) *Graph {
 			add(id, SchemaNS+"keywords", Lit(k))
 		}
 		for _, a := range d.About {
-			add(id, SchemaNS+"about", IRI(named("entity", SchemaNS+"Thing", a, "")))
+			edge(id, SchemaNS+"about", named("entity", SchemaNS+"Thing", a, ""))
 		}
 		for _, a := range d.Authors {
-			add(id, SchemaNS+"author", IRI(named("person", SchemaNS+"Person", a, "")))
+			edge(id, SchemaNS+"author", named("person", SchemaNS+"Person", a, ""))
 		}
 		for _, pv := range [][2]string{{"datePublished", d.DatePublished}, {"dateModified", d.DateModified}} {
 			p, v := pv[0], pv[1]
@@ -113,31 +131,44 @@ func Build(docs []*DocInfo) *Graph {
 			}
 		}
 		add(id, ProvNS+"wasDerivedFrom", IRI(fileIRI(d.Path)))
-		mentioned := map[string]bool{}
+		// Mentions by document index: sorting ints is cheaper than hashing IRIs.
+		var targets []int
 		for _, l := range d.Links {
-			if t, ok := byPath[l]; ok && t != d {
-				mentioned[docIRI(t.Path)] = true
+			if t, ok := byPath[l]; ok && t != i {
+				targets = append(targets, t)
 			}
 		}
 		for _, w := range d.WikiLinks {
-			if t := resolveDoc(w); t != nil && t != d {
-				mentioned[docIRI(t.Path)] = true
+			t, ok := wiki[w]
+			if !ok {
+				t = -1
+				if doc := resolveDoc(w); doc != nil {
+					t = index[doc]
+				}
+				wiki[w] = t // the same names recur across documents
+			}
+			if t >= 0 && t != i {
+				targets = append(targets, t)
 			}
 		}
-		for _, m := range sortedKeys(mentioned) {
-			add(id, SchemaNS+"mentions", IRI(m))
+		sort.Ints(targets)
+		for k, t := range targets {
+			if k == 0 || t != targets[k-1] {
+				// Entity mentions (edge below) name entity IRIs, never these.
+				add(id, SchemaNS+"mentions", IRI(iris[t]))
+			}
 		}
 		for _, gname := range d.Groups {
-			add(id, KBNS+"group", IRI(named("group", KBNS+"Group", gname, "")))
+			edge(id, KBNS+"group", named("group", KBNS+"Group", gname, ""))
 		}
 		for _, r := range d.Related {
 			target, label := ref(r)
-			add(id, KBNS+"related", IRI(target))
+			edge(id, KBNS+"related", target)
 			n.Related = append(n.Related, label)
 		}
 		for _, s := range d.NextSteps {
 			target, label := ref(s)
-			add(id, KBNS+"nextStep", IRI(target))
+			edge(id, KBNS+"nextStep", target)
 			n.Related = append(n.Related, label)
 		}
 		for _, e := range d.Entities {
@@ -146,7 +177,7 @@ func Build(docs []*DocInfo) *Graph {
 				typ = expand(e.Type, SchemaNS)
 			}
 			eid := named("entity", typ, e.Name, e.Description)
-			add(id, SchemaNS+"mentions", IRI(eid))
+			edge(id, SchemaNS+"mentions", eid)
 			n.Related = append(n.Related, e.Name)
 		}
 		for _, e := range d.Edges {
@@ -155,7 +186,12 @@ func Build(docs []*DocInfo) *Graph {
 				subject, _ = ref(e.Subject)
 			}
 			object, label := ref(e.Object)
-			add(subject, expand(e.Predicate, KBNS), IRI(object))
+			if t := (Triple{S: subject, P: expand(e.Predicate, KBNS), O: IRI(object)}); subject == id {
+				edge(id, t.P, object)
+			} else if !foreign[t] {
+				foreign[t] = true // two documents may state the same edge about a third node
+				g.Triples = append(g.Triples, t)
+			}
 			if subject == id {
 				n.Related = append(n.Related, label)
 			}
@@ -164,7 +200,6 @@ func Build(docs []*DocInfo) *Graph {
 	for _, id := range sortedKeys(others) {
 		g.Nodes = append(g.Nodes, others[id])
 	}
-	g.Triples = dedupeTriples(g.Triples)
 	return g
 }
 
@@ -205,17 +240,5 @@ func sortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
-	return out
-}
-
-func dedupeTriples(ts []Triple) []Triple {
-	seen := map[Triple]bool{}
-	out := ts[:0]
-	for _, t := range ts {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
 	return out
 }
