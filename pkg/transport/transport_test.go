@@ -377,13 +377,15 @@ func TestTheDeadlineHoldsAgainstAStuckStore(t *testing.T) {
 	if res.Status != 504 || !strings.Contains(string(res.Body), `"timeout"`) {
 		t.Errorf("answer = %d %s", res.Status, res.Body)
 	}
-	if took > 350*time.Millisecond {
-		t.Errorf("answered after %v, past the deadline less the margin", took)
+	// The store holds each read for 3 s; the answer must come at the
+	// deadline (300 ms), with room for a loaded machine, not after the store.
+	if took > time.Second {
+		t.Errorf("answered after %v, not at the deadline", took)
 	}
 	r.Budget = transport.Budget{OperationTimeout: 50 * time.Millisecond}
 	start = time.Now()
 	res = r.Serve(context.Background(), transport.Request{Method: "POST", Path: "/tools/file_access_read", Body: []byte(`{"fileName":"a.md"}`)})
-	if res.Status != 504 || time.Since(start) > 500*time.Millisecond {
+	if res.Status != 504 || time.Since(start) > time.Second {
 		t.Errorf("operation timeout: %d after %v", res.Status, time.Since(start))
 	}
 }
