@@ -31,35 +31,24 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-install_versitygw() {
-  local exe=$BIN/versitygw-$VERSITYGW_VERSION
+# go_tool NAME MODULE VERSION: builds a Go command once into the cache as
+# NAME-VERSION and prints its path.
+go_tool() {
+  local exe=$BIN/$1-$3
   if [ ! -x "$exe" ]; then
-    log "building versitygw $VERSITYGW_VERSION (a few minutes, once)"
+    log "building $1 $3 (once; versitygw takes a few minutes)"
     mkdir -p "$BIN"
     local tmp
     tmp=$(mktemp -d)
-    (cd "$tmp" && GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION") \
-      || die "could not build versitygw $VERSITYGW_VERSION"
-    mv "$tmp/versitygw" "$exe"
+    (cd "$tmp" && GOBIN="$tmp" GOFLAGS=-mod=mod go install "$2@$3") || die "could not build $1 $3"
+    mv "$tmp/$1" "$exe"
     rm -rf "$tmp"
   fi
   echo "$exe"
 }
 
-install_rie() {
-  local exe=$BIN/aws-lambda-rie-$RIE_VERSION
-  if [ ! -x "$exe" ]; then
-    log "building aws-lambda-rie $RIE_VERSION"
-    mkdir -p "$BIN"
-    local tmp
-    tmp=$(mktemp -d)
-    (cd "$tmp" && GOBIN="$tmp" GOFLAGS=-mod=mod go install "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$RIE_VERSION") \
-      || die "could not build aws-lambda-rie $RIE_VERSION"
-    mv "$tmp/aws-lambda-rie" "$exe"
-    rm -rf "$tmp"
-  fi
-  echo "$exe"
-}
+install_versitygw() { go_tool versitygw github.com/versity/versitygw/cmd/versitygw "$VERSITYGW_VERSION"; }
+install_rie() { go_tool aws-lambda-rie github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie "$RIE_VERSION"; }
 
 install_dynalite() {
   local dir=$CACHE/dynalite-$DYNALITE_VERSION

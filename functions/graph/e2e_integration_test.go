@@ -47,7 +47,7 @@ func TestGraphFunctionUnderRIE(t *testing.T) {
 				}
 				return
 			}
-			status := answerStatus(t, out)
+			status, _ := testenv.Answer(t, out)
 			if status != want {
 				t.Errorf("status %d, want %d: %s", status, want, out)
 			}
@@ -85,32 +85,4 @@ func TestGraphFunctionUnderRIE(t *testing.T) {
 			t.Error("a snapshot was written to the data bucket")
 		}
 	})
-}
-
-func answerStatus(t *testing.T, out []byte) int {
-	var gw struct {
-		StatusCode int `json:"statusCode"`
-	}
-	if json.Unmarshal(out, &gw) == nil && gw.StatusCode != 0 {
-		return gw.StatusCode
-	}
-	var br struct {
-		Response struct {
-			HTTPStatusCode   int `json:"httpStatusCode"`
-			FunctionResponse *struct {
-				ResponseState string `json:"responseState"`
-			} `json:"functionResponse"`
-		} `json:"response"`
-	}
-	json.Unmarshal(out, &br)
-	if fr := br.Response.FunctionResponse; fr != nil {
-		switch fr.ResponseState {
-		case "":
-			return 200
-		case "REPROMPT":
-			return 400
-		}
-		return 500
-	}
-	return br.Response.HTTPStatusCode
 }

@@ -16,44 +16,6 @@ import (
 
 const prefix = "tenant-e2e-91c4/"
 
-// envelope reads the status and body out of an API Gateway or Bedrock answer.
-func envelope(t *testing.T, out []byte) (int, string) {
-	t.Helper()
-	var gw struct {
-		StatusCode int    `json:"statusCode"`
-		Body       string `json:"body"`
-	}
-	var br struct {
-		Response struct {
-			HTTPStatusCode   int                              `json:"httpStatusCode"`
-			ResponseBody     map[string]struct{ Body string } `json:"responseBody"`
-			FunctionResponse *struct {
-				ResponseState string                           `json:"responseState"`
-				ResponseBody  map[string]struct{ Body string } `json:"responseBody"`
-			} `json:"functionResponse"`
-		} `json:"response"`
-	}
-	if json.Unmarshal(out, &gw) == nil && gw.StatusCode != 0 {
-		return gw.StatusCode, gw.Body
-	}
-	if err := json.Unmarshal(out, &br); err != nil {
-		t.Fatalf("answer is neither envelope: %s", out)
-	}
-	if fr := br.Response.FunctionResponse; fr != nil {
-		body := fr.ResponseBody["TEXT"].Body
-		switch {
-		case fr.ResponseState == "":
-			return 200, body
-		case strings.Contains(body, `"unknown_tool"`):
-			return 404, body
-		case fr.ResponseState == "REPROMPT":
-			return 400, body
-		}
-		return 500, body
-	}
-	return br.Response.HTTPStatusCode, br.Response.ResponseBody["application/json"].Body
-}
-
 func TestToolsFunctionUnderRIE(t *testing.T) {
 	target := testenv.Versitygw(t)
 	bucket := testenv.NewBucket(t, target.Client)
@@ -80,7 +42,7 @@ func TestToolsFunctionUnderRIE(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, body := envelope(t, out)
+			status, body := testenv.Answer(t, out)
 			if status != want {
 				t.Fatalf("status %d, want %d: %s", status, want, body)
 			}
@@ -105,7 +67,7 @@ func TestToolsFunctionUnderRIE(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, resp := envelope(t, out)
+			status, resp := testenv.Answer(t, out)
 			want := 200
 			if name == "missing.txt" {
 				want = 404

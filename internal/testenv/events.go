@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,45 @@ func GatewayAnswer(t testing.TB, out []byte) (int, map[string]any) {
 		t.Fatalf("body is not JSON: %s", r.Body)
 	}
 	return r.StatusCode, m
+}
+
+// Answer reads the status and body out of a function's answer: an API
+// Gateway proxy response, or a Bedrock response of either style (a
+// function-style answer has no status; its state stands for one: none 200,
+// REPROMPT 400 or 404 for an unknown tool, FAILURE 500).
+func Answer(t testing.TB, out []byte) (int, string) {
+	t.Helper()
+	var gw struct {
+		StatusCode int    `json:"statusCode"`
+		Body       string `json:"body"`
+	}
+	var br struct {
+		Response struct {
+			HTTPStatusCode   int                              `json:"httpStatusCode"`
+			ResponseBody     map[string]struct{ Body string } `json:"responseBody"`
+			FunctionResponse *struct {
+				ResponseState string                           `json:"responseState"`
+				ResponseBody  map[string]struct{ Body string } `json:"responseBody"`
+			} `json:"functionResponse"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(out, &gw) == nil && gw.StatusCode != 0 {
+		return gw.StatusCode, gw.Body
+	}
+	if err := json.Unmarshal(out, &br); err != nil {
+		t.Fatalf("answer is neither envelope: %s", out)
+	}
+	if fr := br.Response.FunctionResponse; fr != nil {
+		body := fr.ResponseBody["TEXT"].Body
+		switch {
+		case fr.ResponseState == "":
+			return 200, body
+		case strings.Contains(body, `"unknown_tool"`):
+			return 404, body
+		case fr.ResponseState == "REPROMPT":
+			return 400, body
+		}
+		return 500, body
+	}
+	return br.Response.HTTPStatusCode, br.Response.ResponseBody["application/json"].Body
 }

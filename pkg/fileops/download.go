@@ -69,11 +69,11 @@ func (s *Service) Download(ctx context.Context, a DownloadArgs) (*DownloadResult
 		if isPrecondition(err) {
 			return nil, fault.New(fault.Conflict, "File '%s' changed since expectedEtag was read; start again from offset 0.", p.String()).WithPath(p.String())
 		}
-		return nil, storeErr("read", p.String(), err)
+		return nil, MapStoreError("read", p.String(), err)
 	}
 	page, err := readBody(obj, int64(n), nil)
 	if err != nil {
-		return nil, storeErr("read", p.String(), err)
+		return nil, MapStoreError("read", p.String(), err)
 	}
 	if a.ExpectedETag != "" && !sameETag(a.ExpectedETag, obj.Info.ETag) {
 		return nil, fault.New(fault.Conflict, "File '%s' changed since expectedEtag was read; start again from offset 0.", p.String()).WithPath(p.String())

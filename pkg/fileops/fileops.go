@@ -46,10 +46,10 @@ func (s *Service) Root() pathsafe.Root { return s.root }
 // Store returns the service's store.
 func (s *Service) Store() Store { return s.store }
 
-// storeErr maps a Store error for an operation on a logical path into the
+// MapStoreError maps a Store error for an operation on a logical path into the
 // vocabulary. The message names the logical path and the provider's error
 // code only: never a key, a bucket or a root prefix.
-func storeErr(op string, path string, err error) error {
+func MapStoreError(op string, path string, err error) error {
 	var fe *fault.Error
 	switch {
 	case errors.As(err, &fe):
@@ -79,8 +79,8 @@ func binaryErr(path string) error {
 	return fault.New(fault.BinaryContent, "File '%s' is not UTF-8 text; use file_context_download to read its bytes.", path).WithPath(path)
 }
 
-// isText reports whether b is UTF-8 text: valid UTF-8 without NUL bytes.
-func isText(b []byte) bool {
+// IsText reports whether b is UTF-8 text: valid UTF-8 without NUL bytes.
+func IsText(b []byte) bool {
 	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
 }
 

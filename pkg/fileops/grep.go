@@ -187,7 +187,7 @@ func (s *Service) listForGrep(ctx context.Context, prefix string, g *Glob, order
 				return nil
 			}
 			rel, _ := s.root.Rel(prefix)
-			return storeErr("list", strings.TrimSuffix(rel, "/"), err)
+			return MapStoreError("list", strings.TrimSuffix(rel, "/"), err)
 		}
 		for _, o := range page.Objects {
 			if strings.HasSuffix(o.Key, "/") || !g.Match(o.Key[len(prefix):]) {
@@ -242,20 +242,20 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, buf, scr
 			j.skipped = "gone"
 			return
 		}
-		j.err = storeErr("read", j.fileName, err)
+		j.err = MapStoreError("read", j.fileName, err)
 		return
 	}
 	text, err := readBody(obj, limit+1, (*buf)[:0])
 	*buf = text
 	if err != nil {
-		j.err = storeErr("read", j.fileName, err)
+		j.err = MapStoreError("read", j.fileName, err)
 		return
 	}
 	if int64(len(text)) > limit {
 		j.skipped = "tooLarge"
 		return
 	}
-	if !isText(text) {
+	if !IsText(text) {
 		j.skipped = "binary"
 		return
 	}

@@ -61,7 +61,7 @@ func (s *Service) Ls(ctx context.Context, a LsArgs) (*LsResult, error) {
 	for more := true; more; {
 		page, err := s.store.List(ctx, ListOptions{Prefix: prefix, Delimiter: "/", Token: token})
 		if err != nil {
-			return nil, storeErr("list", d.String(), err)
+			return nil, MapStoreError("list", d.String(), err)
 		}
 		for _, cp := range page.CommonPrefixes {
 			if more = add(Entry{Name: strings.TrimSuffix(cp[len(prefix):], "/"), Type: "directory"}); !more {

@@ -39,7 +39,7 @@ func (s *Service) readAll(ctx context.Context, path, key, ifMatch string) ([]byt
 	limit := s.limits.MaximumFullReadBytes
 	obj, err := s.store.Get(ctx, key, GetOptions{Length: limit + 1, IfMatch: ifMatch})
 	if err != nil {
-		return nil, ObjectInfo{}, storeErr("read", path, err)
+		return nil, ObjectInfo{}, MapStoreError("read", path, err)
 	}
 	defer obj.Body.Close()
 	if obj.Info.Size > limit {
@@ -47,12 +47,12 @@ func (s *Service) readAll(ctx context.Context, path, key, ifMatch string) ([]byt
 	}
 	content, err := io.ReadAll(io.LimitReader(obj.Body, limit+1))
 	if err != nil {
-		return nil, obj.Info, storeErr("read", path, err)
+		return nil, obj.Info, MapStoreError("read", path, err)
 	}
 	if int64(len(content)) > limit {
 		return nil, obj.Info, tooLargeToRead(path, int64(len(content)), limit)
 	}
-	if !isText(content) {
+	if !IsText(content) {
 		return nil, obj.Info, binaryErr(path)
 	}
 	return content, obj.Info, nil
@@ -102,12 +102,12 @@ func (s *Service) Info(ctx context.Context, path string) (*InfoResult, error) {
 				LastModified: info.LastModified.UTC(), ETag: info.ETag,
 			}}, nil
 		case !isNotFound(err):
-			return nil, storeErr("inspect", f.String(), err)
+			return nil, MapStoreError("inspect", f.String(), err)
 		}
 	}
 	page, err := s.store.List(ctx, ListOptions{Prefix: d.Key(), MaxKeys: 1})
 	if err != nil {
-		return nil, storeErr("list", d.String(), err)
+		return nil, MapStoreError("list", d.String(), err)
 	}
 	if len(page.Objects) > 0 || len(page.CommonPrefixes) > 0 || d.IsRoot() {
 		return &InfoResult{Status: "directory", Path: d.String()}, nil

@@ -161,7 +161,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 		obj, err = s.store.Get(ctx, p.Key(), GetOptions{Length: -1})
 	}
 	if err != nil {
-		return nil, storeErr("read", p.String(), err)
+		return nil, MapStoreError("read", p.String(), err)
 	}
 	defer obj.Body.Close()
 	res.ETag = obj.Info.ETag
@@ -172,7 +172,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 			if err == io.EOF {
 				break
 			}
-			return nil, storeErr("read", p.String(), err)
+			return nil, MapStoreError("read", p.String(), err)
 		}
 		if lineNo&0xfff == 0 {
 			if err := ctxErr(ctx); err != nil {
@@ -206,10 +206,10 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 				}
 				break
 			}
-			return nil, storeErr("read", p.String(), err)
+			return nil, MapStoreError("read", p.String(), err)
 		}
 		line := content[before:]
-		if !isText(line) {
+		if !IsText(line) {
 			return nil, binaryErr(p.String())
 		}
 		budget -= len(line)
@@ -219,7 +219,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 	if !reachedEnd {
 		eof, err := lr.atEOF()
 		if err != nil {
-			return nil, storeErr("read", p.String(), err)
+			return nil, MapStoreError("read", p.String(), err)
 		}
 		reachedEnd = eof && base+lr.Offset() >= obj.Info.Size
 	}

@@ -96,7 +96,7 @@ func (s *Service) PlanWrite(ctx context.Context, a WriteArgs) (*Change, error) {
 	info, err := s.store.Head(ctx, p.Key())
 	exists := err == nil
 	if err != nil && !isNotFound(err) {
-		return nil, storeErr("inspect", p.String(), err)
+		return nil, MapStoreError("inspect", p.String(), err)
 	}
 	switch {
 	case exists && !a.Overwrite:
@@ -119,7 +119,7 @@ func (s *Service) PlanDelete(ctx context.Context, a DeleteArgs) (*Change, error)
 	}
 	info, err := s.store.Head(ctx, p.Key())
 	if err != nil {
-		return nil, storeErr("inspect", p.String(), err)
+		return nil, MapStoreError("inspect", p.String(), err)
 	}
 	if err := checkExpected(p, a.ExpectedETag, info.ETag); err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func applyErr(name string, err error) error {
 	if isPrecondition(err) {
 		return fault.New(fault.Conflict, "File '%s' changed since the change was computed; it was not overwritten. Read it again and retry.", name).WithPath(name)
 	}
-	return storeErr("write", name, err)
+	return MapStoreError("write", name, err)
 }
 
 // Write, Delete, Replace and ReplaceLines plan and apply at once: the

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	meta "github.com/yuin/goldmark-meta"
@@ -134,14 +133,7 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		return ast.WalkContinue, nil
 	})
 	flush()
-	b := strings.ToLower(body.String())
-	if len(b) > bodyCap {
-		b = b[:bodyCap]
-		for len(b) > 0 && !utf8RuneStart(b[len(b)-1]) {
-			b = b[:len(b)-1]
-		}
-	}
-	d.Body = b
+	d.Body, _ = cut(strings.ToLower(body.String()), bodyCap)
 	if d.Title == "" {
 		d.Title = heading
 	}
@@ -153,8 +145,6 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 	d.WikiLinks = dedupe(d.WikiLinks)
 	return d
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -309,5 +299,3 @@ func dedupe(s []string) []string {
 	sort.Strings(out)
 	return out
 }
-
-func validUTF8(b []byte) bool { return utf8.Valid(b) }

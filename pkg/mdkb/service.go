@@ -117,7 +117,7 @@ func (s *Service) list(ctx context.Context, dir pathsafe.Path) ([]listed, []Skip
 	for {
 		page, err := s.data.List(ctx, fileops.ListOptions{Prefix: dir.Key(), Token: token})
 		if err != nil {
-			return nil, nil, storageErr("list", dir.String(), err)
+			return nil, nil, fileops.MapStoreError("list", dir.String(), err)
 		}
 		for _, o := range page.Objects {
 			if !strings.HasSuffix(strings.ToLower(o.Key), ".md") {
@@ -288,17 +288,17 @@ func (s *Service) fetchOne(ctx context.Context, f listed) (*DocInfo, string, err
 		if errors.Is(err, fileops.ErrNotFound) {
 			return nil, "deleted", nil
 		}
-		return nil, "", storageErr("read", f.path, err)
+		return nil, "", fileops.MapStoreError("read", f.path, err)
 	}
 	defer obj.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(obj.Body, s.limits.MaximumFileBytes+1))
 	if err != nil {
-		return nil, "", storageErr("read", f.path, err)
+		return nil, "", fileops.MapStoreError("read", f.path, err)
 	}
 	if int64(len(b)) > s.limits.MaximumFileBytes {
 		return nil, "tooLarge", nil
 	}
-	if bytes.IndexByte(b, 0) >= 0 || !validUTF8(b) {
+	if !fileops.IsText(b) {
 		return nil, "binary", nil
 	}
 	return Parse(f.path, obj.Info.ETag, b), "", nil
@@ -353,18 +353,6 @@ func (s *Service) writeSnapshot(ctx context.Context, key string, snap *snapshot)
 		snap.etag = info.ETag
 		s.mu.Unlock()
 	}
-}
-
-func storageErr(op, path string, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return fault.As(err)
-	}
-	code := "unknown"
-	var se *fileops.StoreError
-	if errors.As(err, &se) {
-		code = se.Code
-	}
-	return fault.New(fault.StorageError, "Storage failed to %s '%s': %s.", op, path, code).WithPath(path).WithCause(err)
 }
 
 // SearchArgs are the arguments of file_context_markdown_graph_search.

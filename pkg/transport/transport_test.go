@@ -19,6 +19,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/filecontext-aws/filecontext/internal/testenv"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
@@ -75,30 +76,11 @@ func snapshot(t testing.TB, s fileops.Store) string {
 // statusOf reads the status out of any of the three envelopes.
 func statusOf(t *testing.T, out any) (int, string) {
 	t.Helper()
-	switch r := out.(type) {
-	case events.APIGatewayProxyResponse:
-		return r.StatusCode, r.Body
-	case transport.BedrockResponse:
-		if fr := r.Response.FunctionResponse; fr != nil {
-			body := fr.ResponseBody["TEXT"].Body
-			var e struct {
-				Error *struct{ Code string } `json:"error"`
-			}
-			json.Unmarshal([]byte(body), &e)
-			switch {
-			case fr.ResponseState == "":
-				return 200, body
-			case e.Error != nil && e.Error.Code == "unknown_tool":
-				return 404, body
-			case fr.ResponseState == "REPROMPT":
-				return 400, body
-			}
-			return 500, body
-		}
-		return r.Response.HTTPStatusCode, r.Response.ResponseBody["application/json"].Body
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("unknown envelope %T", out)
-	return 0, ""
+	return testenv.Answer(t, b)
 }
 
 func TestEveryEventFile(t *testing.T) {
