@@ -15,10 +15,21 @@ import (
 // Every other character is literal.
 type Glob struct{ re *regexp.Regexp }
 
-// CompileGlob compiles a glob pattern; "" matches everything.
+// MaxGlobBytes is the longest glob pattern accepted, the same bound as for
+// regular expressions.
+const MaxGlobBytes = 1000
+
+// CompileGlob compiles a glob pattern; "" matches everything. The pattern
+// becomes an RE2 program of size linear in the pattern (a run of stars
+// collapses to one "**"), and RE2 matches in time linear in name length ×
+// program size, so no pattern can make matching explode.
 func CompileGlob(pattern string) (*Glob, error) {
 	if pattern == "" {
 		return &Glob{}, nil
+	}
+	if len(pattern) > MaxGlobBytes {
+		return nil, fault.New(fault.InvalidPattern, "globPattern is %d bytes, over the limit of %d bytes.", len(pattern), MaxGlobBytes).
+			With("limit", MaxGlobBytes)
 	}
 	var b strings.Builder
 	b.WriteString(`(?is)\A`)
@@ -28,7 +39,9 @@ func CompileGlob(pattern string) (*Glob, error) {
 		switch c := rs[i]; c {
 		case '*':
 			if i+1 < len(rs) && rs[i+1] == '*' {
-				i++
+				for i+1 < len(rs) && rs[i+1] == '*' { // "***…" is "**"
+					i++
+				}
 				if i+1 < len(rs) && rs[i+1] == '/' {
 					i++
 					b.WriteString(`(?:.*/)?`)

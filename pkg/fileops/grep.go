@@ -33,6 +33,9 @@ type GrepResult struct {
 type FilesSkipped struct {
 	TooLarge int `json:"tooLarge"`
 	Binary   int `json:"binary"`
+	// InvalidName counts keys in storage that are not valid logical paths
+	// ("../x", "a//b", control characters): never shown, never read.
+	InvalidName int `json:"invalidName"`
 }
 
 // GrepFile is the matches of one file. FileName is relative to the root.
@@ -154,6 +157,9 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 		case "binary":
 			res.FilesSkipped.Binary++
 			continue
+		case "invalidName":
+			res.FilesSkipped.InvalidName++
+			continue
 		case "gone":
 			continue
 		}
@@ -193,8 +199,18 @@ func (s *Service) listForGrep(ctx context.Context, prefix string, g *Glob, order
 			if strings.HasSuffix(o.Key, "/") || !g.Match(o.Key[len(prefix):]) {
 				continue
 			}
-			fileName, _ := s.root.Rel(o.Key)
-			j := &grepJob{key: o.Key, fileName: fileName, size: o.Size, done: make(chan struct{})}
+			p, err := s.root.FromKey(o.Key)
+			if err != nil {
+				j := &grepJob{skipped: "invalidName", done: make(chan struct{})}
+				close(j.done)
+				select {
+				case order <- j:
+					continue
+				case <-ctx.Done():
+					return nil
+				}
+			}
+			j := &grepJob{key: o.Key, fileName: p.String(), size: o.Size, done: make(chan struct{})}
 			if o.Size <= s.limits.MaximumGrepFileBytes {
 				if scannable == s.limits.MaximumGrepFilesScanned {
 					j.limitSentinel = true

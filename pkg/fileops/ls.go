@@ -17,6 +17,14 @@ type LsResult struct {
 	Directory string  `json:"directory"`
 	Entries   []Entry `json:"entries"`
 	Truncated bool    `json:"truncated"`
+	// FilesSkipped is present when keys that are not valid logical paths
+	// ("..", empty segments, control characters) were left out.
+	FilesSkipped *LsSkipped `json:"filesSkipped,omitempty"`
+}
+
+// LsSkipped counts the children ls left out.
+type LsSkipped struct {
+	InvalidName int `json:"invalidName"`
 }
 
 // Entry is one child of a directory.
@@ -42,8 +50,13 @@ func (s *Service) Ls(ctx context.Context, a LsArgs) (*LsResult, error) {
 	max := s.limits.MaximumListEntries
 	prefix := d.Key()
 	var dirs, files []Entry
+	invalid := 0
 	add := func(e Entry) bool {
-		if e.Name == "" || !g.Match(e.Name) {
+		if _, err := s.root.FromKey(prefix + e.Name); err != nil {
+			invalid++
+			return true
+		}
+		if !g.Match(e.Name) {
 			return true
 		}
 		if len(dirs)+len(files) == max {
@@ -72,6 +85,9 @@ func (s *Service) Ls(ctx context.Context, a LsArgs) (*LsResult, error) {
 			if !more {
 				break
 			}
+			if o.Key == prefix { // the directory's own folder marker
+				continue
+			}
 			more = add(Entry{Name: o.Key[len(prefix):], Type: "file"})
 		}
 		token = page.NextToken
@@ -81,5 +97,8 @@ func (s *Service) Ls(ctx context.Context, a LsArgs) (*LsResult, error) {
 	byName(dirs)
 	byName(files)
 	res.Entries = append(append(res.Entries, dirs...), files...)
+	if invalid > 0 {
+		res.FilesSkipped = &LsSkipped{InvalidName: invalid}
+	}
 	return res, nil
 }

@@ -182,9 +182,14 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 	}
 
 	var content []byte
-	reachedEnd := false
+	reachedEnd, stoppedOnBudget := false, false
 	lines := 0
+	// nextOffset is the stream offset of the first line not returned: a line
+	// that does not fit the budget is partly consumed by the reader, so the
+	// offset is taken before each line, never after a refusal.
+	nextOffset := base + lr.Offset()
 	for lineNo >= start && lines < count {
+		nextOffset = base + lr.Offset()
 		mark := len(content)
 		if numbered {
 			content = strconv.AppendInt(content, int64(lineNo), 10)
@@ -204,6 +209,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 						"Line %d of '%s' is longer than the window budget of %d bytes; read its bytes with file_context_download.",
 						lineNo, p.String(), budget).WithPath(p.String())
 				}
+				stoppedOnBudget = true
 				break
 			}
 			return nil, MapStoreError("read", p.String(), err)
@@ -215,8 +221,9 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 		budget -= len(line)
 		lines++
 		lineNo++
+		nextOffset = base + lr.Offset()
 	}
-	if !reachedEnd {
+	if !reachedEnd && !stoppedOnBudget {
 		eof, err := lr.atEOF()
 		if err != nil {
 			return nil, MapStoreError("read", p.String(), err)
@@ -233,7 +240,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 		res.TotalLines = &total
 	} else {
 		res.HasMore = true
-		res.Next = &NextWindow{StartLine: lineNo, Cursor: encodeCursor(cursor{ETag: obj.Info.ETag, Offset: base + lr.Offset(), Line: lineNo})}
+		res.Next = &NextWindow{StartLine: lineNo, Cursor: encodeCursor(cursor{ETag: obj.Info.ETag, Offset: nextOffset, Line: lineNo})}
 	}
 	return res, nil
 }

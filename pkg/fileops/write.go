@@ -160,6 +160,11 @@ func (s *Service) PlanReplace(ctx context.Context, a ReplaceArgs) (*Change, erro
 	if !a.ReplaceAll {
 		n = 1
 	}
+	// The size is known before the result is built, so a small request
+	// cannot make the service build (or stage) an oversized file.
+	if err := s.checkResultSize(p, int64(len(old))+int64(n)*(int64(len(newS))-int64(len(oldS)))); err != nil {
+		return nil, err
+	}
 	content := bytes.Replace(old, []byte(oldS), []byte(newS), n)
 	return &Change{Tool: ToolReplace, Path: p, Exists: true, BaseETag: info.ETag, Content: content, Old: old,
 		Message: "Replaced " + itoa(n) + " occurrence(s) in '" + p.String() + "'."}, nil
@@ -195,17 +200,31 @@ func (s *Service) PlanReplaceLines(ctx context.Context, a ReplaceLinesArgs) (*Ch
 		if _, dup := byLine[e.LineNumber]; dup {
 			return nil, rejected(p, "duplicate_line", "line_number %d is edited more than once.", e.LineNumber).With("lineNumber", e.LineNumber)
 		}
-		if e.ExpectedLine != nil {
-			actual := string(trimEOL(lines[e.LineNumber-1]))
-			if actual != *e.ExpectedLine {
-				return nil, rejected(p, "expected_line_mismatch", "Line %d of '%s' is not expected_line; read it again.", e.LineNumber, p.String()).
-					With("lineNumber", e.LineNumber).With("actualLine", actual)
-			}
+		// The refusal names the line number, never the line: a principal
+		// allowed only replace_lines must not read a file through it.
+		if e.ExpectedLine != nil && !bytes.Equal(trimEOL(lines[e.LineNumber-1]), trimEOL([]byte(*e.ExpectedLine))) {
+			return nil, rejected(p, "expected_line_mismatch", "Line %d of '%s' is not expected_line; read it again.", e.LineNumber, p.String()).
+				With("lineNumber", e.LineNumber)
 		}
 		byLine[e.LineNumber] = e
 	}
+	size := int64(len(old))
+	for n, e := range byLine {
+		line := lines[n-1]
+		size -= int64(len(line))
+		switch {
+		case e.NewLine == "":
+		case endsWithEOL(e.NewLine):
+			size += int64(len(e.NewLine))
+		default:
+			size += int64(len(e.NewLine) + len(line) - len(trimEOL(line)))
+		}
+	}
+	if err := s.checkResultSize(p, size); err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
-	out.Grow(len(old))
+	out.Grow(int(size))
 	for i, line := range lines {
 		e, ok := byLine[i+1]
 		switch {
@@ -284,6 +303,17 @@ func (s *Service) planApply(ctx context.Context, plan func() (*Change, error)) (
 		return nil, err
 	}
 	return s.Apply(ctx, c)
+}
+
+// checkResultSize refuses a change whose result would be over
+// maximumWriteBytes, naming the size it would have had.
+func (s *Service) checkResultSize(p pathsafe.Path, size int64) error {
+	if size > s.limits.MaximumWriteBytes {
+		return fault.Limit("maximumWriteBytes", s.limits.MaximumWriteBytes,
+			"The result would be %d bytes, over the write limit of %d bytes; make smaller edits.", size, s.limits.MaximumWriteBytes).
+			WithPath(p.String()).With("size", size)
+	}
+	return nil
 }
 
 func checkExpected(p pathsafe.Path, expected, current string) error {

@@ -82,6 +82,12 @@ type SnapshotInfo struct {
 	Fetched     int    `json:"fetched"`
 }
 
+// InvalidNames counts keys in scope that are not valid logical paths ("..",
+// empty segments, control characters): never read, never shown.
+type InvalidNames struct {
+	InvalidName int `json:"invalidName"`
+}
+
 // Skipped is a file in scope that is not in the graph.
 type Skipped struct {
 	Path   string `json:"path"`
@@ -98,6 +104,7 @@ type scopeState struct {
 	graph   *Graph
 	snap    SnapshotInfo
 	skipped []Skipped
+	invalid *InvalidNames // nil when there were none
 }
 
 func (s *Service) snapshotKey(dir pathsafe.Path) string {
@@ -110,23 +117,24 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 }
 
 // list returns the Markdown files in scope, in key order, and those left out.
-func (s *Service) list(ctx context.Context, dir pathsafe.Path) ([]listed, []Skipped, error) {
-	var files []listed
-	var skipped []Skipped
+// Keys that are not valid logical paths are counted in invalid, never listed.
+func (s *Service) list(ctx context.Context, dir pathsafe.Path) (files []listed, skipped []Skipped, invalid int, err error) {
 	token := ""
 	for {
 		page, err := s.data.List(ctx, fileops.ListOptions{Prefix: dir.Key(), Token: token})
 		if err != nil {
-			return nil, nil, fileops.MapStoreError("list", dir.String(), err)
+			return nil, nil, 0, fileops.MapStoreError("list", dir.String(), err)
 		}
 		for _, o := range page.Objects {
 			if !strings.HasSuffix(strings.ToLower(o.Key), ".md") {
 				continue
 			}
-			rel, ok := s.root.Rel(o.Key)
-			if !ok {
+			p, err := s.root.FromKey(o.Key)
+			if err != nil {
+				invalid++
 				continue
 			}
+			rel := p.String()
 			switch {
 			case o.Size > s.limits.MaximumFileBytes:
 				skipped = append(skipped, Skipped{Path: rel, Reason: "tooLarge"})
@@ -137,7 +145,7 @@ func (s *Service) list(ctx context.Context, dir pathsafe.Path) ([]listed, []Skip
 			}
 		}
 		if token = page.NextToken; token == "" {
-			return files, skipped, nil
+			return files, skipped, invalid, nil
 		}
 	}
 }
@@ -154,7 +162,7 @@ func fingerprint(files []listed) string {
 // snapshot whose fingerprint equals the listing's, and otherwise fetches
 // only new and changed files, then saves the snapshot.
 func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) (*scopeState, error) {
-	files, skipped, err := s.list(ctx, dir)
+	files, skipped, invalid, err := s.list(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +181,9 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 		}
 	}
 	st := &scopeState{skipped: skipped}
+	if invalid > 0 {
+		st.invalid = &InvalidNames{InvalidName: invalid}
+	}
 	if prior != nil && prior.Fingerprint == fp {
 		st.snap = SnapshotInfo{Fingerprint: fp, Reused: true}
 		s.mu.Lock()
@@ -364,12 +375,13 @@ type SearchArgs struct {
 
 // SearchResult is its result.
 type SearchResult struct {
-	DocumentCount int          `json:"documentCount"`
-	TripleCount   int          `json:"tripleCount"`
-	Matches       []Match      `json:"matches"`
-	Snapshot      SnapshotInfo `json:"snapshot"`
-	Skipped       []Skipped    `json:"skipped,omitempty"`
-	Warnings      []string     `json:"warnings,omitempty"`
+	DocumentCount int           `json:"documentCount"`
+	TripleCount   int           `json:"tripleCount"`
+	Matches       []Match       `json:"matches"`
+	Snapshot      SnapshotInfo  `json:"snapshot"`
+	Skipped       []Skipped     `json:"skipped,omitempty"`
+	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
+	Warnings      []string      `json:"warnings,omitempty"`
 }
 
 // Search ranks the graph of the scope against a query.
@@ -397,7 +409,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 		return nil, err
 	}
 	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
-		Snapshot: st.snap, Skipped: st.skipped, Warnings: st.graph.Warnings}, nil
+		Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, Warnings: st.graph.Warnings}, nil
 }
 
 // ExportArgs are the arguments of file_context_markdown_graph_export.
@@ -408,14 +420,15 @@ type ExportArgs struct {
 
 // ExportResult is its result.
 type ExportResult struct {
-	Format        string       `json:"format"`
-	DocumentCount int          `json:"documentCount"`
-	TripleCount   int          `json:"tripleCount"`
-	Truncated     bool         `json:"truncated"`
-	Content       string       `json:"content"`
-	Snapshot      SnapshotInfo `json:"snapshot"`
-	Skipped       []Skipped    `json:"skipped,omitempty"`
-	Warnings      []string     `json:"warnings,omitempty"`
+	Format        string        `json:"format"`
+	DocumentCount int           `json:"documentCount"`
+	TripleCount   int           `json:"tripleCount"`
+	Truncated     bool          `json:"truncated"`
+	Content       string        `json:"content"`
+	Snapshot      SnapshotInfo  `json:"snapshot"`
+	Skipped       []Skipped     `json:"skipped,omitempty"`
+	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
+	Warnings      []string      `json:"warnings,omitempty"`
 }
 
 // Export renders the graph of the scope, cut at the export budget on a
@@ -448,7 +461,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	}
 	content, truncated := cut(content, s.limits.MaximumExportBytes)
 	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Truncated: truncated,
-		Content: content, Snapshot: st.snap, Skipped: st.skipped, Warnings: st.graph.Warnings}, nil
+		Content: content, Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, Warnings: st.graph.Warnings}, nil
 }
 
 // Refresh brings the snapshots that cover a changed key up to date: the

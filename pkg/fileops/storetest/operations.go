@@ -95,6 +95,7 @@ func RunOperations(t *testing.T, newStore NewStore, caps Capabilities) {
 	ops := func(t *testing.T, tune func(*fileops.Limits)) *Ops { return NewOps(t, newStore(t), root, tune) }
 
 	runDownload(t, ops)
+	runHardening(t, ops, caps)
 
 	t.Run("read returns content, size, etag and line ending", func(t *testing.T) {
 		o := ops(t, nil)
@@ -564,7 +565,7 @@ func RunOperations(t *testing.T, newStore NewStore, caps Capabilities) {
 			{"out_of_range", []fileops.LineEdit{{LineNumber: 1, NewLine: "x"}, {LineNumber: 5, NewLine: "x"}}},
 			{"out_of_range", []fileops.LineEdit{{LineNumber: 0, NewLine: "x"}}},
 			{"duplicate_line", []fileops.LineEdit{{LineNumber: 2, NewLine: "x"}, {LineNumber: 2, NewLine: "y"}}},
-			{"expected_line_mismatch", []fileops.LineEdit{{LineNumber: 1, NewLine: "x"}, {LineNumber: 2, NewLine: "y", ExpectedLine: str("l2\r\n")}}},
+			{"expected_line_mismatch", []fileops.LineEdit{{LineNumber: 1, NewLine: "x"}, {LineNumber: 2, NewLine: "y", ExpectedLine: str("not l2")}}},
 		} {
 			_, err := o.ReplaceLines(ctx, fileops.ReplaceLinesArgs{FileName: "e.md", Edits: tc.edits})
 			WantCode(t, err, fault.EditRejected, tc.reason)
