@@ -19,7 +19,6 @@ import (
 // runAgent is the example agent: one prompt, answered by any
 // OpenAI-compatible model using the API's tools.
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flagArgs, rest := splitFlags(args)
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var r remote
@@ -29,7 +28,8 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	concurrent := fs.Bool("concurrent", false, "run the tool calls of a turn at once")
 	conversation := fs.String("conversation", "", "a JSON file: the conversation is read from it when it exists, and saved to it after the answer")
 	steps := fs.Int("max-steps", 10, "model turns before giving up")
-	if err := fs.Parse(flagArgs); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
 	if len(rest) == 0 {

@@ -13,7 +13,6 @@ import (
 
 // approvals drives the approval routes of a server.
 func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flagArgs, rest := splitFlags(args)
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var r remote
@@ -22,7 +21,8 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	limit := fs.Int("limit", 0, "list: page size (1-100)")
 	next := fs.String("next-token", "", "list: the nextToken of the previous page")
 	reason := fs.String("reason", "", "reject: why")
-	if err := fs.Parse(flagArgs); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
 	if len(rest) == 0 {

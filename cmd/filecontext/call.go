@@ -25,22 +25,37 @@ func defaultEndpoint() string {
 	return "http://127.0.0.1:8080"
 }
 
-// splitFlags separates --flags from positional arguments, so flags may come
-// after the tool name and its key=value pairs.
-func splitFlags(args []string) (flags, rest []string) {
+// parseArgs parses fs by the standard flag package's rules, except that
+// flags may stand anywhere among the positional arguments (after the tool
+// name and its key=value pairs, say). A boolean flag never takes the next
+// word ("--sigv4 --region R" is two flags); other flags take the next word
+// unless written --name=value; "--" ends the flags. It returns the
+// positional arguments in order.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if strings.HasPrefix(a, "--") {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			rest = append(rest, a)
 			continue
 		}
-		rest = append(rest, a)
+		flags = append(flags, a)
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil && !hasValue && !isBoolFlag(f) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
 	}
-	return flags, rest
+	return rest, fs.Parse(flags)
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // remote holds the flags every command that talks to a server shares.
@@ -88,12 +103,12 @@ func answer(stdout, stderr io.Writer, out []byte, err error) int {
 }
 
 func call(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flagArgs, rest := splitFlags(args)
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var r remote
 	r.flags(fs)
-	if err := fs.Parse(flagArgs); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
 	if len(rest) == 0 {
@@ -176,7 +191,10 @@ func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var r remote
 	r.flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if rest, err := parseArgs(fs, args); err != nil || len(rest) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "filecontext tools: unexpected arguments %q\n", rest)
+		}
 		return 2
 	}
 	c, err := r.client(ctx)

@@ -47,7 +47,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	state := fs.String("state", "", "directory for approvals and snapshots, outside --root (default: under the user state directory)")
 	bucket := fs.String("bucket", "", "serve an S3 bucket instead of a directory (default AWS configuration)")
 	prefix := fs.String("prefix", "", "root prefix inside --bucket")
-	if err := fs.Parse(args); err != nil {
+	if rest, err := parseArgs(fs, args); err != nil || len(rest) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "filecontext serve: unexpected arguments %q\n", rest)
+		}
 		return 2
 	}
 	env := map[string]string{"FILECONTEXT_WRITE_TOOLS": *writeTools, "FILECONTEXT_APPROVAL": *approval, "FILECONTEXT_ROOT_PREFIX": *prefix}
@@ -74,7 +77,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = cfg.S3PathStyle }), *bucket)
-		stateKey = "s3://" + *bucket + "/" + *prefix
+		// The state folder follows the normalized root, so "team" and
+		// "team/" park their approvals in the same place.
+		stateKey = "s3://" + *bucket + "/" + cfg.Root.Prefix()
 	case *root != "":
 		abs, err := filepath.Abs(*root)
 		if err != nil {
@@ -88,6 +93,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer ds.Close()
 		store, stateKey, *root = ds, abs, abs
+		if cfg.Root.Prefix() != "" {
+			stateKey += "\x00" + cfg.Root.Prefix()
+		}
 	default:
 		fmt.Fprintln(stderr, "filecontext: --root DIR (or --bucket NAME) is required")
 		return 2

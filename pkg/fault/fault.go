@@ -29,6 +29,7 @@ const (
 	AlreadyExists      Code = "already_exists"
 	Conflict           Code = "conflict"
 	RequestTooLarge    Code = "request_too_large"
+	MethodNotAllowed   Code = "method_not_allowed"
 	LimitExceeded      Code = "limit_exceeded"
 	EditRejected       Code = "edit_rejected"
 	BinaryContent      Code = "binary_content"
@@ -50,6 +51,7 @@ var statusByCode = map[Code]int{
 	AlreadyExists:      http.StatusConflict,
 	Conflict:           http.StatusConflict,
 	RequestTooLarge:    http.StatusRequestEntityTooLarge,
+	MethodNotAllowed:   http.StatusMethodNotAllowed,
 	LimitExceeded:      http.StatusUnprocessableEntity,
 	EditRejected:       http.StatusUnprocessableEntity,
 	BinaryContent:      http.StatusUnprocessableEntity,
@@ -62,7 +64,7 @@ var statusByCode = map[Code]int{
 // Codes lists every code, in the order of the contract's table.
 func Codes() []Code {
 	return []Code{InvalidArgument, InvalidPath, InvalidPattern, WriteToolsDisabled, Forbidden,
-		NotFound, UnknownTool, AlreadyExists, Conflict, RequestTooLarge, LimitExceeded,
+		NotFound, UnknownTool, AlreadyExists, Conflict, RequestTooLarge, MethodNotAllowed, LimitExceeded,
 		EditRejected, BinaryContent, NoMarkdown, StorageError, Timeout, Internal}
 }
 
@@ -157,11 +159,12 @@ var exitByCode = map[Code]int{
 	InvalidArgument:    3,
 	InvalidPath:        3,
 	InvalidPattern:     3,
-	UnknownTool:        3,
 	RequestTooLarge:    3,
+	MethodNotAllowed:   3,
 	WriteToolsDisabled: 4,
 	Forbidden:          4,
 	NotFound:           5,
+	UnknownTool:        5,
 	AlreadyExists:      6,
 	Conflict:           6,
 	LimitExceeded:      7,

@@ -12,7 +12,7 @@ import (
 
 func TestEveryCodeHasAStatusAndAnExitCode(t *testing.T) {
 	codes := fault.Codes()
-	if len(codes) != 17 {
+	if len(codes) != 18 {
 		t.Fatalf("%d codes", len(codes))
 	}
 	seen := map[fault.Code]bool{}

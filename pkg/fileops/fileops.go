@@ -60,6 +60,10 @@ func MapStoreError(op string, path string, err error) error {
 		return fault.New(fault.Conflict, "File '%s' changed since it was read; read it again and retry.", path).WithPath(path)
 	case errors.Is(err, ErrKeyConflict):
 		return fault.New(fault.Conflict, "'%s' conflicts with an existing file or directory of the same name.", path).WithPath(path)
+	case errors.Is(err, ErrOutsideRoot):
+		return fault.New(fault.Forbidden, "'%s' cannot be used: the path leaves the root.", path).WithPath(path)
+	case errors.Is(err, ErrUnsupportedName):
+		return fault.New(fault.InvalidPath, "Invalid path %q: the store cannot hold a name in it (longer than 255 bytes, or reserved).", path).WithPath(path)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return fault.As(err).WithPath(path)
 	}

@@ -95,6 +95,12 @@ var (
 	ErrNotFound           = errors.New("object not found")
 	ErrPreconditionFailed = errors.New("precondition failed")
 	ErrKeyConflict        = errors.New("key conflicts with an existing file or directory")
+	// ErrOutsideRoot: the key names a link that leads out of a confined
+	// store (a directory store); it is never followed.
+	ErrOutsideRoot = errors.New("the path leaves the root")
+	// ErrUnsupportedName: the store cannot hold a name in the key (a
+	// segment over a file system's name limit, or a name it reserves).
+	ErrUnsupportedName = errors.New("the store cannot hold a name in the key")
 )
 
 // StoreError is a provider failure: Code is the provider's error code (safe

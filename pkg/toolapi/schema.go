@@ -77,13 +77,21 @@ func decodeArgs(tool string, params []Param, raw []byte) ([]byte, error) {
 	if dec.More() {
 		return nil, fault.New(fault.InvalidArgument, "The arguments of %s must be one JSON object, with nothing after it.", tool)
 	}
-	if err := checkObject(tool, "", params, obj); err != nil {
+	changed, err := checkObject(tool, "", params, obj)
+	if err != nil {
 		return nil, err
+	}
+	if changed {
+		// An integer written as 1.0 or 1e2 is re-encoded as 1 or 100, so the
+		// tool's argument struct decodes it like any other integer.
+		return json.Marshal(obj)
 	}
 	return raw, nil
 }
 
-func checkObject(tool, at string, params []Param, obj map[string]json.RawMessage) error {
+// checkObject checks obj against params and rewrites, in obj, the values
+// checkValue makes canonical; changed reports whether it rewrote any.
+func checkObject(tool, at string, params []Param, obj map[string]json.RawMessage) (changed bool, err error) {
 	byName := map[string]Param{}
 	for _, p := range params {
 		byName[p.Name] = p
@@ -96,18 +104,22 @@ func checkObject(tool, at string, params []Param, obj map[string]json.RawMessage
 	for _, k := range names {
 		p, ok := byName[k]
 		if !ok {
-			return fault.New(fault.InvalidArgument, "Unknown argument '%s%s' for %s; it takes %s.", at, k, tool, paramList(params)).With("argument", at+k)
+			return false, fault.New(fault.InvalidArgument, "Unknown argument '%s%s' for %s; it takes %s.", at, k, tool, paramList(params)).With("argument", at+k)
 		}
-		if err := checkValue(tool, at, p, obj[k]); err != nil {
-			return err
+		v, err := checkValue(tool, at, p, obj[k])
+		if err != nil {
+			return false, err
+		}
+		if v != nil {
+			obj[k], changed = v, true
 		}
 	}
 	for _, p := range params {
 		if _, ok := obj[p.Name]; p.Required && !ok {
-			return fault.New(fault.InvalidArgument, "Missing required argument '%s%s' for %s.", at, p.Name, tool).With("argument", at+p.Name)
+			return false, fault.New(fault.InvalidArgument, "Missing required argument '%s%s' for %s.", at, p.Name, tool).With("argument", at+p.Name)
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 func paramList(params []Param) string {
@@ -118,16 +130,19 @@ func paramList(params []Param) string {
 	return strings.Join(names, ", ")
 }
 
-func checkValue(tool, at string, p Param, v json.RawMessage) error {
-	wrong := func(what string) error {
-		return fault.New(fault.InvalidArgument, "Argument '%s%s' of %s must be %s.", at, p.Name, tool, what).With("argument", at+p.Name)
+// checkValue checks one value against its parameter. It returns the value
+// rewritten in canonical form when that differs from v (an integer written
+// as 1.0; an array whose items changed), else nil.
+func checkValue(tool, at string, p Param, v json.RawMessage) (json.RawMessage, error) {
+	wrong := func(what string) (json.RawMessage, error) {
+		return nil, fault.New(fault.InvalidArgument, "Argument '%s%s' of %s must be %s.", at, p.Name, tool, what).With("argument", at+p.Name)
 	}
 	v = bytes.TrimSpace(v)
 	if string(v) == "null" {
 		if p.Required {
 			return wrong("given (it is required and may not be null)")
 		}
-		return nil
+		return nil, nil
 	}
 	switch p.Type {
 	case "string":
@@ -159,22 +174,34 @@ func checkValue(tool, at string, p Param, v json.RawMessage) error {
 		if p.Minimum != nil && i < int64(*p.Minimum) {
 			return wrong(fmt.Sprintf("at least %d", *p.Minimum))
 		}
+		if canon := strconv.FormatInt(i, 10); canon != string(v) {
+			return json.RawMessage(canon), nil
+		}
 	case "array":
 		var items []json.RawMessage
 		if json.Unmarshal(v, &items) != nil {
 			return wrong("an array")
 		}
+		changed := false
 		for i, item := range items {
 			var obj map[string]json.RawMessage
 			if json.Unmarshal(item, &obj) != nil || obj == nil {
-				return fault.New(fault.InvalidArgument, "Item %d of '%s%s' of %s must be an object.", i, at, p.Name, tool).With("argument", at+p.Name)
+				return nil, fault.New(fault.InvalidArgument, "Item %d of '%s%s' of %s must be an object.", i, at, p.Name, tool).With("argument", at+p.Name)
 			}
-			if err := checkObject(tool, fmt.Sprintf("%s%s[%d].", at, p.Name, i), p.Items, obj); err != nil {
-				return err
+			c, err := checkObject(tool, fmt.Sprintf("%s%s[%d].", at, p.Name, i), p.Items, obj)
+			if err != nil {
+				return nil, err
+			}
+			if c {
+				items[i], _ = json.Marshal(obj)
+				changed = true
 			}
 		}
+		if changed {
+			return json.Marshal(items)
+		}
 	}
-	return nil
+	return nil, nil
 }
 
 // coerce turns Bedrock's string-valued parameters into a JSON object typed by

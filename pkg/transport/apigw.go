@@ -43,9 +43,9 @@ func (r *Router) ServeAPIGateway(ctx context.Context, e *events.APIGatewayProxyR
 }
 
 func apigwResponse(res Response) events.APIGatewayProxyResponse {
-	return events.APIGatewayProxyResponse{
-		StatusCode: res.Status,
-		Headers:    map[string]string{"Content-Type": "application/json"},
-		Body:       string(res.Body),
+	h := map[string]string{"Content-Type": "application/json"}
+	if res.Allow != "" {
+		h["Allow"] = res.Allow
 	}
+	return events.APIGatewayProxyResponse{StatusCode: res.Status, Headers: h, Body: string(res.Body)}
 }

@@ -71,5 +71,11 @@ func (a *ApprovalRoutes) Serve(ctx context.Context, req Request) (toolapi.Result
 		}
 		return ok(a.Service.Reject(ctx, parts[0], req.Caller.ID, body.Reason))
 	}
+	switch {
+	case len(parts) <= 1:
+		return MethodNotAllowed(req, http.MethodGet), true
+	case len(parts) == 2 && (parts[1] == "approve" || parts[1] == "reject"):
+		return MethodNotAllowed(req, http.MethodPost), true
+	}
 	return toolapi.ErrorResult(fault.New(fault.NotFound, "No route %s %s; the approval routes are GET /approvals, GET /approvals/{id}, POST /approvals/{id}/approve and POST /approvals/{id}/reject.", req.Method, req.Path)), true
 }

@@ -72,7 +72,9 @@ func TestApprovalRoutes(t *testing.T) {
 		{"ops", "POST", "/approvals/apr_unknown/approve", ``, 404, "not_found"},
 		{"ops", "GET", "/approvals/apr_unknown", ``, 404, "not_found"},
 		{"ops", "GET", "/approvals/" + id + "/extra", ``, 404, "not_found"},
-		{"ops", "DELETE", "/approvals/" + id, ``, 404, "not_found"},
+		{"ops", "DELETE", "/approvals/" + id, ``, 405, "method_not_allowed"},
+		{"ops", "GET", "/approvals/" + id + "/approve", ``, 405, "method_not_allowed"},
+		{"ops", "POST", "/approvals", ``, 405, "method_not_allowed"},
 		{"agent", "POST", "/tools/file_access_write", `{"fileName":"x.md","content":"x","requestedBy":"arn:aws:iam::1:user/ops"}`, 400, "invalid_argument"},
 	} {
 		status, m := serve(r, tc.caller, tc.method, tc.path, tc.body)

@@ -44,8 +44,16 @@ func TestRouterSurvivesBadTools(t *testing.T) {
 		t.Errorf("the log lacks the causes: %s", logs.String())
 	}
 	res := r.Serve(context.Background(), transport.Request{Method: "PATCH", Path: "/tools"})
+	if res.Status != 405 || res.Allow != "GET" {
+		t.Errorf("a wrong method = %d, Allow %q", res.Status, res.Allow)
+	}
+	res = r.Serve(context.Background(), transport.Request{Method: "GET", Path: "/tools/file_access_read"})
+	if res.Status != 405 || res.Allow != "POST" {
+		t.Errorf("GET of a tool = %d, Allow %q", res.Status, res.Allow)
+	}
+	res = r.Serve(context.Background(), transport.Request{Method: "GET", Path: "/nowhere"})
 	if res.Status != 404 {
-		t.Errorf("unknown method = %d", res.Status)
+		t.Errorf("an unknown route = %d", res.Status)
 	}
 	// Bedrock: a 5xx is FAILURE; a body without content or lists is cut to a note.
 	out := r.ServeBedrock(context.Background(), &transport.BedrockEvent{MessageVersion: "1.0", ActionGroup: "g", Function: "failing"}, 20000)

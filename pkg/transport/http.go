@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -42,8 +43,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, h.Router.Respond(req, toolapi.ErrorResult(fault.New(fault.InvalidArgument, "The request body could not be read.").WithCause(err)), time.Now()))
 		return
 	}
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeJSON(w, h.Router.Respond(req, toolapi.ErrorResult(fault.New(fault.InvalidArgument, "The query string is not valid URL encoding.").WithCause(err)), time.Now()))
+		return
+	}
 	query := map[string]string{}
-	for k, v := range r.URL.Query() {
+	for k, v := range values {
 		if len(v) > 0 {
 			query[k] = v[0]
 		}
@@ -54,6 +60,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func writeJSON(w http.ResponseWriter, res Response) {
 	w.Header().Set("Content-Type", "application/json")
+	if res.Allow != "" {
+		w.Header().Set("Allow", res.Allow)
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(res.Body)))
 	w.WriteHeader(res.Status)
 	w.Write(res.Body)

@@ -36,6 +36,8 @@ type Response struct {
 	Body   []byte
 	// Result is the tool result behind the body, when there is one.
 	Result toolapi.Result
+	// Allow is the Allow header of a 405 answer: the methods of the route.
+	Allow string
 }
 
 // Budget is the deadline rule: one deadline per invocation, the earlier of
@@ -112,12 +114,25 @@ func (r *Router) Respond(req Request, res toolapi.Result, start time.Time) Respo
 		body, _ = marshal(res.Body)
 	}
 	r.logCall(req, res, time.Since(start))
-	return Response{Status: res.Status, Body: body, Result: res}
+	out := Response{Status: res.Status, Body: body, Result: res}
+	if res.Err != nil && res.Err.Code == fault.MethodNotAllowed {
+		out.Allow, _ = res.Err.Details["allow"].(string)
+	}
+	return out
+}
+
+// MethodNotAllowed is the 405 answer for a known route asked with another
+// method; allow lists the route's methods, for the Allow header.
+func MethodNotAllowed(req Request, allow string) toolapi.Result {
+	return toolapi.ErrorResult(fault.New(fault.MethodNotAllowed, "%s does not take %s; use %s.", req.Path, req.Method, allow).With("allow", allow))
 }
 
 func (r *Router) route(ctx context.Context, req Request) toolapi.Result {
 	if r.MaxRequestBytes > 0 && len(req.Body) > r.MaxRequestBytes {
 		return TooLarge(r.MaxRequestBytes)
+	}
+	if err := checkBodyText(req.Body); err != nil {
+		return toolapi.ErrorResult(err)
 	}
 	path := strings.TrimSuffix(req.Path, "/")
 	switch {
@@ -132,6 +147,14 @@ func (r *Router) route(ctx context.Context, req Request) toolapi.Result {
 	for _, h := range r.Extra {
 		if res, ok := h.Serve(ctx, req); ok {
 			return res
+		}
+	}
+	if r.Tools != nil {
+		switch {
+		case path == "/tools", path == "/openapi.json":
+			return MethodNotAllowed(req, http.MethodGet)
+		case strings.HasPrefix(path, "/tools/") && !strings.Contains(strings.TrimPrefix(path, "/tools/"), "/"):
+			return MethodNotAllowed(req, http.MethodPost)
 		}
 	}
 	return toolapi.ErrorResult(fault.New(fault.NotFound, "No route %s %s; the API has GET /tools, GET /openapi.json and POST /tools/{toolName}.", req.Method, req.Path))

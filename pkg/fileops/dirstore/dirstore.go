@@ -60,21 +60,40 @@ func (s *Store) Close() error { return s.root.Close() }
 
 // name maps a key to a path under the root, refusing keys that are not a
 // clean relative path.
+// A segment that starts like a temporary file, or is longer than the file
+// system can name, is a key the store cannot hold: it fails with
+// fileops.ErrUnsupportedName, so a file being written can never be read or
+// replaced by name.
 func name(key string) (string, error) {
 	n := strings.TrimSuffix(key, "/")
 	if n == "" || !fs.ValidPath(n) || strings.ContainsRune(n, 0) {
 		return "", &fileops.StoreError{Code: "InvalidKey", Err: fmt.Errorf("key %q is not a relative path", key)}
 	}
+	for seg := range strings.SplitSeq(n, "/") {
+		if len(seg) > maxNameBytes || strings.HasPrefix(seg, tempPrefix) {
+			return "", fileops.ErrUnsupportedName
+		}
+	}
 	return n, nil
 }
 
+// maxNameBytes is NAME_MAX of Linux file systems (ext4, xfs, tmpfs) and of
+// macOS's APFS: the longest name of one directory entry, in bytes.
+const maxNameBytes = 255
+
+// etag derives a version from the inode, size, modification time and change
+// time. The change time cannot be set by a user (touch -d or utimes set the
+// modification time and move the change time to now), so a same-size rewrite
+// that restores the old modification time still changes the ETag.
 func etag(fi fs.FileInfo) string {
 	h := fnv.New64a()
 	var ino uint64
+	var ctime int64
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		ino = st.Ino
+		ctime = st.Ctim.Nano()
 	}
-	fmt.Fprintf(h, "%d/%d/%d", ino, fi.Size(), fi.ModTime().UnixNano())
+	fmt.Fprintf(h, "%d/%d/%d/%d", ino, fi.Size(), fi.ModTime().UnixNano(), ctime)
 	return `"` + hex.EncodeToString(h.Sum(nil)) + `"`
 }
 
@@ -91,6 +110,12 @@ func mapErr(err error) error {
 		return fileops.ErrNotFound
 	case errors.Is(err, fs.ErrPermission):
 		return &fileops.StoreError{Code: "AccessDenied", Err: err}
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fileops.ErrUnsupportedName
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		// os.Root refuses a link that leads out of the root with an error
+		// the os package does not export (errPathEscapes in os/file.go).
+		return fmt.Errorf("%w: %w", fileops.ErrOutsideRoot, err)
 	}
 	return &fileops.StoreError{Code: "IOError", Err: err}
 }
@@ -102,7 +127,7 @@ func (s *Store) Get(ctx context.Context, key string, opts fileops.GetOptions) (*
 	}
 	n, err := name(key)
 	if err != nil || strings.HasSuffix(key, "/") {
-		return nil, fileops.ErrNotFound
+		return nil, readNameErr(err)
 	}
 	f, err := s.root.Open(n)
 	if err != nil {
@@ -134,6 +159,16 @@ func (s *Store) Get(ctx context.Context, key string, opts fileops.GetOptions) (*
 	return &fileops.Object{Info: inf, Body: readCloser{body, f}}, nil
 }
 
+// readNameErr is what a read of a key the store cannot name answers: a name
+// it cannot hold is refused as such; a folder marker or a key that is not a
+// relative path is simply not there.
+func readNameErr(err error) error {
+	if errors.Is(err, fileops.ErrUnsupportedName) {
+		return err
+	}
+	return fileops.ErrNotFound
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -146,7 +181,7 @@ func (s *Store) Head(ctx context.Context, key string) (fileops.ObjectInfo, error
 	}
 	n, err := name(key)
 	if err != nil || strings.HasSuffix(key, "/") {
-		return fileops.ObjectInfo{}, fileops.ErrNotFound
+		return fileops.ObjectInfo{}, readNameErr(err)
 	}
 	fi, err := s.root.Stat(n)
 	if err != nil {
@@ -269,14 +304,25 @@ func (s *Store) Put(ctx context.Context, key string, body []byte, opts fileops.P
 	case opts.IfMatch != "" && etag(cur) != opts.IfMatch:
 		return fileops.ObjectInfo{}, fileops.ErrPreconditionFailed
 	}
-	if d := path.Dir(n); d != "." {
-		if err := s.root.MkdirAll(d, 0o755); err != nil {
+	// A write that fails leaves no directory it created behind.
+	created := s.missingDirs(path.Dir(n))
+	undo := func() {
+		for _, d := range created {
+			if s.root.Remove(d) != nil {
+				break
+			}
+		}
+	}
+	if len(created) > 0 {
+		if err := s.root.MkdirAll(path.Dir(n), 0o755); err != nil {
+			undo()
 			return fileops.ObjectInfo{}, conflictOr(err)
 		}
 	}
 	tmp := path.Join(path.Dir(n), tempPrefix+rand.Text())
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
+		undo()
 		return fileops.ObjectInfo{}, conflictOr(err)
 	}
 	_, werr := io.Copy(f, bytes.NewReader(body))
@@ -289,6 +335,7 @@ func (s *Store) Put(ctx context.Context, key string, body []byte, opts fileops.P
 	}
 	if werr != nil {
 		s.root.Remove(tmp)
+		undo()
 		return fileops.ObjectInfo{}, mapErr(werr)
 	}
 	fi, err := s.root.Stat(n)
@@ -296,6 +343,19 @@ func (s *Store) Put(ctx context.Context, key string, body []byte, opts fileops.P
 		return fileops.ObjectInfo{}, mapErr(err)
 	}
 	return info(key, fi), nil
+}
+
+// missingDirs returns the directories of dir (a relative directory, "."
+// for the root) that do not exist yet, deepest first.
+func (s *Store) missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; d != "."; d = path.Dir(d) {
+		if _, err := s.root.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	return missing
 }
 
 // conflictOr maps "a file is in the way" to ErrKeyConflict.

@@ -101,13 +101,33 @@ func totalFromContentRange(cr string) (int64, bool) {
 func (s *Store) Head(ctx context.Context, key string) (fileops.ObjectInfo, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
-		return fileops.ObjectInfo{}, mapErr(err)
+		err = mapErr(err)
+		if errors.Is(err, fileops.ErrNotFound) {
+			// A HEAD answer has no body, so a missing bucket looks like a
+			// missing key; ask the bucket, so that callers see the storage
+			// failure every other operation reports.
+			err = s.bucketMissing(ctx, err)
+		}
+		return fileops.ObjectInfo{}, err
 	}
 	info := fileops.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), ContentType: aws.ToString(out.ContentType)}
 	if out.LastModified != nil {
 		info.LastModified = *out.LastModified
 	}
 	return info, nil
+}
+
+// bucketMissing returns notFound when the bucket exists, and the storage
+// failure of the bucket otherwise (NoSuchBucket for a 404).
+func (s *Store) bucketMissing(ctx context.Context, notFound error) error {
+	_, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket})
+	if err == nil {
+		return notFound
+	}
+	if mapped := mapErr(err); !errors.Is(mapped, fileops.ErrNotFound) {
+		return mapped
+	}
+	return &fileops.StoreError{Code: "NoSuchBucket", Err: err}
 }
 
 // List implements fileops.Store.
