@@ -6,12 +6,16 @@
 # healthy. No Docker needed.
 #
 #   localstack/emulators.sh install        build/fetch pinned tools into the cache
-#   localstack/emulators.sh start          start them; prints the env file path
-#   localstack/emulators.sh stop           stop them
-#   localstack/emulators.sh env            print the env file (export lines)
+#   localstack/emulators.sh start          start them in a new state folder; prints
+#                                          the env file path (FILECONTEXT_EMULATOR_DIR
+#                                          in it names the folder)
+#   localstack/emulators.sh stop [DIR]     stop the emulators of one state folder
+#   localstack/emulators.sh env [DIR]      print its env file (export lines)
 #
 # Cache:  $FILECONTEXT_CACHE (default ~/.cache/filecontext), outside the repo.
-# State:  $FILECONTEXT_EMULATOR_DIR (default $TMPDIR/filecontext-emulators-$UID).
+# State:  DIR, else $FILECONTEXT_EMULATOR_DIR, else (for start) a new folder
+#         $TMPDIR/filecontext-emulators.XXXXXX. Every run gets its own folder,
+#         so a start or stop never touches emulators another run started.
 set -euo pipefail
 
 VERSITYGW_VERSION=v1.8.0
@@ -20,9 +24,8 @@ MOTO_VERSION=5.2.1
 DYNALITE_VERSION=4.0.0
 
 CACHE=${FILECONTEXT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/filecontext}
-STATE=${FILECONTEXT_EMULATOR_DIR:-${TMPDIR:-/tmp}/filecontext-emulators-$(id -u)}
+STATE=${2:-${FILECONTEXT_EMULATOR_DIR:-}}
 BIN=$CACHE/bin
-ENV_FILE=$STATE/env
 
 log() { echo "emulators: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -130,6 +133,12 @@ start_versitygw() {
   log "versitygw $VERSITYGW_VERSION on 127.0.0.1:$port"
 }
 
+need_state() {
+  [ -n "$STATE" ] || die "say which emulators: $0 $1 DIR (the folder start made), or set FILECONTEXT_EMULATOR_DIR"
+  [ -d "$STATE" ] || die "$STATE is not a folder of emulators"
+  ENV_FILE=$STATE/env
+}
+
 cmd_stop() {
   local f
   for f in "$STATE"/*.pid; do
@@ -140,10 +149,18 @@ cmd_stop() {
 }
 
 cmd_start() {
-  cmd_stop
-  rm -rf "$STATE"
-  mkdir -p "$STATE"
-  : >"$ENV_FILE"
+  if [ -n "$STATE" ]; then
+    # A folder named by the caller: its earlier emulators are the caller's.
+    mkdir -p "$STATE"
+    cmd_stop
+    rm -rf "${STATE:?}"/*
+  else
+    STATE=$(mktemp -d "${TMPDIR:-/tmp}/filecontext-emulators.XXXXXX")
+  fi
+  ENV_FILE=$STATE/env
+  # A start that fails part way stops what it started.
+  trap 'status=$?; [ "$status" = 0 ] || cmd_stop' EXIT
+  echo "export FILECONTEXT_EMULATOR_DIR=$STATE" >"$ENV_FILE"
   install_moto
   start_moto
   start_versitygw
@@ -156,7 +173,7 @@ cmd_start() {
 case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
-  stop) cmd_stop ;;
-  env) cat "$ENV_FILE" ;;
-  *) die "usage: $0 install|start|stop|env" ;;
+  stop) need_state stop && cmd_stop ;;
+  env) need_state env && cat "$ENV_FILE" ;;
+  *) die "usage: $0 install | start | stop [DIR] | env [DIR]" ;;
 esac

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 fn=${1:?usage: scripts/invoke-local.sh tools|approve|graph EVENT.json}
 event=${2:?usage: scripts/invoke-local.sh tools|approve|graph EVENT.json}
 localstack/emulators.sh install
-trap 'localstack/emulators.sh stop; [ -n "${rie_pid:-}" ] && kill "$rie_pid" 2>/dev/null || true' EXIT
+trap '[ -n "${FILECONTEXT_EMULATOR_DIR:-}" ] && localstack/emulators.sh stop "$FILECONTEXT_EMULATOR_DIR"; [ -n "${rie_pid:-}" ] && kill "$rie_pid" 2>/dev/null || true' EXIT
 # shellcheck disable=SC1090
 source "$(localstack/emulators.sh start)"
 export AWS_ACCESS_KEY_ID=$FILECONTEXT_TEST_VERSITYGW_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$FILECONTEXT_TEST_VERSITYGW_SECRET_KEY AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1

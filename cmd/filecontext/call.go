@@ -16,6 +16,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/filecontext-aws/filecontext/pkg/client"
+	"github.com/filecontext-aws/filecontext/pkg/fault"
 )
 
 func defaultEndpoint() string {
@@ -136,8 +137,10 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	body, err := buildArgs(pairs, types)
 	if err != nil {
+		// A value that does not fit the tool's schema is bad input, like
+		// the server's invalid_argument.
 		fmt.Fprintln(stderr, "filecontext call:", err)
-		return 2
+		return fault.InvalidArgument.ExitCode()
 	}
 	out, _, err := c.Call(ctx, tool, json.RawMessage(body))
 	return answer(stdout, stderr, out, err)

@@ -26,10 +26,19 @@ func buildCLI(t *testing.T) string {
 	return bin
 }
 
-// startServer runs `filecontext serve` as a process and returns its URL.
+// startServer runs `filecontext serve` as a process on a fresh state folder
+// and returns its URL.
 func startServer(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--state", t.TempDir()}, args...)...)
+	return startServerEnv(t, bin, nil, append([]string{"--state", t.TempDir()}, args...)...)
+}
+
+// startServerEnv runs `filecontext serve` with extra environment variables
+// and only the given flags (and a free port).
+func startServerEnv(t *testing.T, bin string, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

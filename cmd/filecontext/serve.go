@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/approval/boltstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
@@ -152,6 +154,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		what, ln.Addr(), *writeTools, *approval, stateDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if parts.Approvals != nil {
+		go sweepEvery(ctx, parts.Approvals, sweepInterval, log)
+	}
 	select {
 	case err := <-errc:
 		fmt.Fprintln(stderr, "filecontext:", err)
@@ -207,4 +212,27 @@ func stateStore(stateDir, name string) (*dirstore.Store, error) {
 		return nil, err
 	}
 	return dirstore.Open(dir)
+}
+
+// sweepInterval is how often the local server expires requests nobody
+// decided and removes their staged content.
+const sweepInterval = 15 * time.Minute
+
+// sweepEvery runs the approval sweep now and then every interval until ctx
+// ends.
+func sweepEvery(ctx context.Context, svc *approval.Service, interval time.Duration, log *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := svc.Sweep(ctx); err != nil {
+			log.Warn("approval sweep", "error", err.Error())
+		} else if n > 0 {
+			log.Info("approval sweep", "expired", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

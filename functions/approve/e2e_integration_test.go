@@ -136,7 +136,10 @@ func TestApprovalFlowsUnderRIE(t *testing.T) {
 		id := st.park("file_access_write", `{"fileName":"race.md","content":"mine\n","overwrite":true}`)
 		st.put("race.md", "theirs\n")
 		status, m := st.call(st.approve, "POST", "/approvals/"+id+"/approve", "", approverArn, nil)
-		if status != 200 || m["status"] != "conflict" || st.content("race.md") != "theirs\n" {
+		e, _ := m["error"].(map[string]any)
+		d, _ := e["details"].(map[string]any)
+		rec, _ := d["approval"].(map[string]any)
+		if status != 409 || errCode(m) != "conflict" || rec["status"] != "conflict" || st.content("race.md") != "theirs\n" {
 			t.Errorf("approve = %d %v, file %q", status, m, st.content("race.md"))
 		}
 	})

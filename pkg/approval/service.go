@@ -120,6 +120,7 @@ func (s *Service) Park(ctx context.Context, c *fileops.Change, requester string,
 	}
 	r.Preview = s.diff(c, old)
 	if err := s.o.Store.Create(ctx, r); err != nil {
+		s.dropStaged(ctx, r)
 		return nil, storeErr(err, id)
 	}
 	return &Parked{Status: "pending_approval", ApprovalID: id, Tool: r.Tool, Path: r.Path, BaseETag: r.BaseETag,
@@ -288,8 +289,23 @@ func (s *Service) finish(ctx context.Context, r *Record) (*View, error) {
 	if err := s.o.Store.Update(ctx, out, r.Version); err != nil {
 		return nil, s.lost(ctx, r.ApprovalID, err)
 	}
+	s.dropStaged(ctx, out)
+	if out.Status == Conflict {
+		// The approve was refused by the file, not by the record: 409, with
+		// the record (now conflict) for the approver to read.
+		return nil, s.conflictWith(out, "File '%s' changed since the change was computed; it was not overwritten, and approval %s is now conflict.", r.Path, r.ApprovalID)
+	}
 	v := out.ViewAt(s.now())
 	return &v, nil
+}
+
+// dropStaged removes a record's staged content once nothing can need it
+// again: the record is decided, expired, or was never stored. Best effort:
+// a failure leaves the content to the staging area's own expiry.
+func (s *Service) dropStaged(ctx context.Context, r *Record) {
+	if r.ContentKey != "" {
+		_ = s.o.Staging.Delete(context.WithoutCancel(ctx), r.ContentKey, fileops.DeleteOptions{})
+	}
 }
 
 // inPlace reports whether the file already holds the proposed change.
@@ -344,6 +360,7 @@ func (s *Service) expire(ctx context.Context, r *Record) error {
 	if err := s.o.Store.Update(ctx, e, r.Version); err != nil {
 		return s.lost(ctx, r.ApprovalID, err)
 	}
+	s.dropStaged(ctx, e)
 	return s.conflictWith(e, "Approval %s expired at %s.", r.ApprovalID, r.ExpiresAt.Format(time.RFC3339))
 }
 
@@ -368,8 +385,34 @@ func (s *Service) Reject(ctx context.Context, id, approver, reason string) (*Vie
 	if err := s.o.Store.Update(ctx, d, r.Version); err != nil {
 		return nil, s.lost(ctx, id, err)
 	}
+	s.dropStaged(ctx, d)
 	v := d.ViewAt(now)
 	return &v, nil
+}
+
+// Sweep records every pending request past its expiry as expired and
+// removes its staged content, a page of up to 100 at a time, until none is
+// left or ctx ends. It returns how many it expired. Hosts run it on a
+// schedule, so content of requests nobody looks at again does not stay.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	n, token := 0, ""
+	for {
+		recs, next, err := s.o.Store.List(ctx, Pending, 100, token)
+		if err != nil {
+			return n, storeErr(err, "")
+		}
+		now := s.now()
+		for _, r := range recs {
+			if r.Status == Pending && !now.Before(r.ExpiresAt) {
+				if fault.CodeOf(s.expire(ctx, r)) == fault.Conflict {
+					n++
+				}
+			}
+		}
+		if token = next; token == "" {
+			return n, nil
+		}
+	}
 }
 
 // Page is one page of a listing.

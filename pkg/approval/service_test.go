@@ -118,6 +118,7 @@ var flows = []struct {
 	{"self-approval", selfApproval},
 	{"concurrent decisions have one winner", concurrentDecisionsHaveOneWinner},
 	{"an approve that dies is finished by the next", approveThatDiesIsFinished},
+	{"staged content is removed once decided", stagedContentIsRemovedOnceDecided},
 	{"bad requests", badRequests},
 	{"previews are bounded", previewsAreBounded},
 }
@@ -235,9 +236,11 @@ func changedFileIsAConflict(t *testing.T, newEnv newEnvFunc) {
 	e.put("c.md", "base\n")
 	p := e.park(e.files.PlanReplace(ctx, fileops.ReplaceArgs{FileName: "c.md", OldString: "base", NewString: "mine"}))
 	e.put("c.md", "theirs\n")
-	v, err := e.svc.Approve(ctx, p.ApprovalID, operator)
-	if err != nil || v.Status != approval.Conflict || v.Result.Error == nil || v.Result.Error.Code != fault.Conflict {
-		t.Fatalf("approve = %+v %v", v, err)
+	_, err := e.svc.Approve(ctx, p.ApprovalID, operator)
+	fe := wantCode(t, err, fault.Conflict)
+	v, _ := fe.Details["approval"].(approval.View)
+	if v.Status != approval.Conflict || v.Result == nil || v.Result.Error == nil || v.Result.Error.Code != fault.Conflict {
+		t.Fatalf("approve = %+v", fe.Details)
 	}
 	if e.content("c.md") != "theirs\n" {
 		t.Errorf("the other edit was lost: %q", e.content("c.md"))
@@ -248,8 +251,61 @@ func changedFileIsAConflict(t *testing.T, newEnv newEnvFunc) {
 		t.Errorf("create diff = %q", p.Preview.Diff)
 	}
 	e.put("n.md", "theirs")
-	if v, _ := e.svc.Approve(ctx, p.ApprovalID, operator); v.Status != approval.Conflict || e.content("n.md") != "theirs" {
+	_, err = e.svc.Approve(ctx, p.ApprovalID, operator)
+	wantCode(t, err, fault.Conflict)
+	if v, _ := e.svc.Get(ctx, p.ApprovalID); v.Status != approval.Conflict || e.content("n.md") != "theirs" {
 		t.Errorf("create over a new file: %+v %q", v, e.content("n.md"))
+	}
+}
+
+// stagedContentIsRemovedOnceDecided: a large change is staged while it
+// waits, and nothing of it stays once it is applied, rejected, a conflict or
+// expired (the sweep finds those nobody touches again).
+func stagedContentIsRemovedOnceDecided(t *testing.T, newEnv newEnvFunc) {
+	ctx := context.Background()
+	e := newEnv(t, nil)
+	big := strings.Repeat("a staged line of text\n", 400)
+	staged := func() int {
+		page, err := e.staging.List(ctx, fileops.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Objects)
+	}
+	var ids []string
+	for _, name := range []string{"apply.md", "reject.md", "conflict.md", "expire.md", "sweep.md"} {
+		e.put(name, "old\n")
+		ids = append(ids, e.park(e.files.PlanWrite(ctx, fileops.WriteArgs{FileName: name, Content: big, Overwrite: true})).ApprovalID)
+	}
+	if staged() != 5 {
+		t.Fatalf("%d staged, want 5", staged())
+	}
+	if _, err := e.svc.Approve(ctx, ids[0], operator); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Reject(ctx, ids[1], operator, "no"); err != nil {
+		t.Fatal(err)
+	}
+	e.put("conflict.md", "theirs\n")
+	_, err := e.svc.Approve(ctx, ids[2], operator)
+	wantCode(t, err, fault.Conflict)
+	if staged() != 2 {
+		t.Errorf("%d staged after three decisions, want 2", staged())
+	}
+	e.advance(25 * time.Hour)
+	_, err = e.svc.Approve(ctx, ids[3], operator)
+	wantCode(t, err, fault.Conflict)
+	if staged() != 1 {
+		t.Errorf("%d staged after an expiry, want 1", staged())
+	}
+	if n, err := e.svc.Sweep(ctx); err != nil || n != 1 || staged() != 0 {
+		t.Errorf("sweep = %d %v, %d left staged", n, err, staged())
+	}
+	if v, _ := e.svc.Get(ctx, ids[4]); v.Status != approval.Expired {
+		t.Errorf("swept record = %s", v.Status)
+	}
+	if e.content("apply.md") != big || e.content("reject.md") != "old\n" {
+		t.Error("the decisions did not do what they say")
 	}
 }
 

@@ -2,6 +2,7 @@ package mdkb_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -377,6 +378,18 @@ func TestBadInput(t *testing.T) {
 	if res.DocumentCount != 2 || skipped["mixed/big.md"] != "tooLarge" || skipped["mixed/c.md"] != "overFileLimit" {
 		t.Errorf("documents %d, skipped %v", res.DocumentCount, skipped)
 	}
+	// Keys that are not valid paths are counted, never shown or read.
+	for _, k := range []string{"kb-root/odd/../escape.md", "kb-root/odd//double.md", "kb-root/odd/ctl\x01.md"} {
+		data.Put(ctx, k, []byte("# Hostile\n"), fileops.PutOptions{})
+	}
+	data.Put(ctx, "kb-root/odd/fine.md", []byte("# Fine\n"), fileops.PutOptions{})
+	res, err = s2.Search(ctx, mdkb.SearchArgs{Query: "hostile fine", Directory: "odd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DocumentCount != 1 || res.FilesSkipped == nil || res.FilesSkipped.InvalidName != 3 || strings.Contains(jsonString(res), "escape") {
+		t.Errorf("hostile keys: documents %d, filesSkipped %+v", res.DocumentCount, res.FilesSkipped)
+	}
 	data.Put(ctx, "kb-root/binonly/x.md", []byte("\x00"), fileops.PutOptions{})
 	if _, err := s2.Search(ctx, mdkb.SearchArgs{Query: "a", Directory: "binonly"}); fault.CodeOf(err) != fault.NoMarkdown {
 		t.Errorf("only binary markdown: %v", err)
@@ -417,4 +430,9 @@ func FuzzParse(f *testing.F) {
 		g.DOT()
 		g.Search("a", 10)
 	})
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -142,20 +143,34 @@ func (s *Store) List(ctx context.Context, opts fileops.ListOptions) (fileops.Lis
 	if opts.MaxKeys > 0 {
 		in.MaxKeys = aws.Int32(int32(opts.MaxKeys))
 	}
+	// Keys may hold characters XML 1.0 cannot carry (U+0001 to U+001F), which
+	// would make the whole page unreadable; S3 percent-encodes them on
+	// request ("encoding-type=url", ListObjectsV2 in the S3 API reference).
+	// An answer that does not say it is encoded is taken verbatim.
+	in.EncodingType = types.EncodingTypeUrl
 	out, err := s.client.ListObjectsV2(ctx, in)
 	if err != nil {
 		return fileops.ListPage{}, mapErr(err)
 	}
+	decode := func(k *string) string { return aws.ToString(k) }
+	if out.EncodingType == types.EncodingTypeUrl {
+		decode = func(k *string) string {
+			if d, err := url.QueryUnescape(aws.ToString(k)); err == nil {
+				return d
+			}
+			return aws.ToString(k)
+		}
+	}
 	page := fileops.ListPage{}
 	for _, o := range out.Contents {
-		info := fileops.ObjectInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), ETag: aws.ToString(o.ETag)}
+		info := fileops.ObjectInfo{Key: decode(o.Key), Size: aws.ToInt64(o.Size), ETag: aws.ToString(o.ETag)}
 		if o.LastModified != nil {
 			info.LastModified = *o.LastModified
 		}
 		page.Objects = append(page.Objects, info)
 	}
 	for _, cp := range out.CommonPrefixes {
-		page.CommonPrefixes = append(page.CommonPrefixes, aws.ToString(cp.Prefix))
+		page.CommonPrefixes = append(page.CommonPrefixes, decode(cp.Prefix))
 	}
 	if aws.ToBool(out.IsTruncated) {
 		page.NextToken = aws.ToString(out.NextContinuationToken)

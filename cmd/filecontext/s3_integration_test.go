@@ -1,0 +1,77 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/filecontext-aws/filecontext/internal/testenv"
+)
+
+// motoEnv is the environment `serve --bucket` needs to reach moto server.
+func motoEnv(t *testing.T) []string {
+	url := os.Getenv("FILECONTEXT_TEST_MOTO_URL")
+	if url == "" {
+		t.Fatal("FILECONTEXT_TEST_MOTO_URL is not set: start the emulators with localstack/emulators.sh start")
+	}
+	return []string{"AWS_ENDPOINT_URL=" + url, "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_REGION=us-east-1",
+		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "FILECONTEXT_S3_PATH_STYLE=true"}
+}
+
+// On S3, "--prefix team" and "--prefix team/" are one root and share their
+// default state folder, so an approval parked under one spelling is listed
+// under the other.
+func TestBucketPrefixSpellingsShareTheirState(t *testing.T) {
+	bin := buildCLI(t)
+	client := testenv.NewS3Client(os.Getenv("FILECONTEXT_TEST_MOTO_URL"), "test", "test")
+	bucket := testenv.NewBucket(t, client)
+	if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("team/plan.md"), Body: strings.NewReader("draft\n")}); err != nil {
+		t.Fatal(err)
+	}
+	env := append(motoEnv(t), "XDG_STATE_HOME="+t.TempDir())
+	url, cmd := startServerEnv(t, bin, env, "--bucket", bucket, "--prefix", "team", "--write-tools", "enabled")
+	out, err := exec.Command(bin, "call", "file_access_replace", "fileName=plan.md", "oldString=draft", "newString=final", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), "pending_approval") {
+		t.Fatalf("park: %v %s", err, out)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	url, _ = startServerEnv(t, bin, env, "--bucket", bucket, "--prefix", "team/", "--write-tools", "enabled")
+	out, _ = exec.Command(bin, "approvals", "list", "--endpoint", url).Output()
+	if !strings.Contains(string(out), `"path": "plan.md"`) {
+		t.Errorf("the approval parked under --prefix team is not listed under --prefix team/:\n%s", out)
+	}
+}
+
+// Against a bucket that does not exist, every tool answers 502
+// storage_error, delete and info included (a HEAD answer has no error code).
+func TestMissingBucketIsAStorageErrorForEveryTool(t *testing.T) {
+	bin := buildCLI(t)
+	url, _ := startServerEnv(t, bin, motoEnv(t), "--bucket", "fc-no-such-bucket-here", "--state", t.TempDir(), "--write-tools", "enabled", "--approval", "off")
+	for _, tc := range []struct{ tool, body string }{
+		{"file_access_read", `{"fileName":"a.md"}`},
+		{"file_access_delete", `{"fileName":"a.md"}`},
+		{"file_access_write", `{"fileName":"a.md","content":"x"}`},
+		{"file_access_replace", `{"fileName":"a.md","oldString":"a","newString":"b"}`},
+		{"file_access_ls", `{}`},
+		{"file_access_grep", `{"regexPattern":"x"}`},
+	} {
+		status, m, _ := post(t, url, "/tools/"+tc.tool, []byte(tc.body))
+		code, msg, _ := errorOf(m)
+		if status != 502 || code != "storage_error" || strings.Contains(msg, "fc-no-such-bucket-here") {
+			t.Errorf("%s = %d %v", tc.tool, status, m)
+		}
+	}
+	status, m, _ := post(t, url, "/tools/file_context_info", []byte(`{"path":"a.md"}`))
+	if code, _, _ := errorOf(m); status != 502 || code != "storage_error" {
+		t.Errorf("info = %d %v", status, m)
+	}
+}
