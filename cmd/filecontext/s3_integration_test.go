@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/filecontext-aws/filecontext/internal/testenv"
 )
@@ -73,5 +76,46 @@ func TestMissingBucketIsAStorageErrorForEveryTool(t *testing.T) {
 	status, m, _ := post(t, url, "/tools/file_context_info", []byte(`{"path":"a.md"}`))
 	if code, _, _ := errorOf(m); status != 502 || code != "storage_error" {
 		t.Errorf("info = %d %v", status, m)
+	}
+}
+
+// s3Backing reads the served bucket directly, beside the server.
+type s3Backing struct {
+	client *s3.Client
+	bucket string
+}
+
+func (b s3Backing) Content(t *testing.T, path string) (string, bool) {
+	out, err := b.client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: &b.bucket, Key: aws.String("prop/" + path)})
+	if err != nil {
+		var nsk *types.NoSuchKey
+		if errors.As(err, &nsk) {
+			return "", false
+		}
+		t.Fatalf("reading %s beside the server: %v", path, err)
+	}
+	defer out.Body.Close()
+	body, _ := io.ReadAll(out.Body)
+	return string(body), true
+}
+
+// The random calls of the directory store's property test, against the
+// local server over each S3 emulator.
+func TestRandomCallsOnS3(t *testing.T) {
+	bin := buildCLI(t)
+	for _, target := range testenv.S3Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			bucket := testenv.NewBucket(t, target.Client)
+			env := motoEnv(t)
+			if target.Name == "versitygw" {
+				env = []string{"AWS_ENDPOINT_URL=" + os.Getenv("FILECONTEXT_TEST_VERSITYGW_URL"),
+					"AWS_ACCESS_KEY_ID=" + os.Getenv("FILECONTEXT_TEST_VERSITYGW_ACCESS_KEY"),
+					"AWS_SECRET_ACCESS_KEY=" + os.Getenv("FILECONTEXT_TEST_VERSITYGW_SECRET_KEY"),
+					"AWS_REGION=us-east-1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "FILECONTEXT_S3_PATH_STYLE=true"}
+			}
+			url, cmd := startServerEnv(t, bin, env, "--bucket", bucket, "--prefix", "prop", "--state", t.TempDir(),
+				"--write-tools", "enabled", "--approval", "off")
+			propertyRun(t, url, cmd.Process.Pid, s3Backing{target.Client, bucket}, 500, 20261201)
+		})
 	}
 }

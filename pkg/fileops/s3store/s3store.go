@@ -102,20 +102,34 @@ func totalFromContentRange(cr string) (int64, bool) {
 func (s *Store) Head(ctx context.Context, key string) (fileops.ObjectInfo, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
-		err = mapErr(err)
-		if errors.Is(err, fileops.ErrNotFound) {
-			// A HEAD answer has no body, so a missing bucket looks like a
-			// missing key; ask the bucket, so that callers see the storage
-			// failure every other operation reports.
-			err = s.bucketMissing(ctx, err)
-		}
-		return fileops.ObjectInfo{}, err
+		return fileops.ObjectInfo{}, s.headErr(ctx, key, err)
 	}
 	info := fileops.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), ContentType: aws.ToString(out.ContentType)}
 	if out.LastModified != nil {
 		info.LastModified = *out.LastModified
 	}
 	return info, nil
+}
+
+// headErr explains a failed HEAD. A HEAD answer has no body, so it carries
+// no error code: a missing bucket looks like a missing key, and a key the
+// store refuses (KeyTooLongError) like any bad request. The bucket is asked
+// about a 404, and a 400 is asked again as a one-byte GET, whose answer names
+// its error, so callers see the failure every other operation reports.
+func (s *Store) headErr(ctx context.Context, key string, err error) error {
+	mapped := mapErr(err)
+	if errors.Is(mapped, fileops.ErrNotFound) {
+		return s.bucketMissing(ctx, mapped)
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusBadRequest {
+		out, gerr := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &key, Range: aws.String("bytes=0-0")})
+		if gerr != nil {
+			return mapErr(gerr)
+		}
+		out.Body.Close()
+	}
+	return mapped
 }
 
 // bucketMissing returns notFound when the bucket exists, and the storage
@@ -257,6 +271,10 @@ func mapErr(err error) error {
 	case code == "ObjectParentIsFile", code == "ExistingObjectIsDirectory", code == "DirectoryObjectContainsData":
 		// A posix-backed gateway cannot hold a file and a directory of one name.
 		return fileops.ErrKeyConflict
+	case code == "KeyTooLongError":
+		// S3's answer for a key over 1,024 bytes; a posix-backed gateway
+		// also gives it for a segment over its file system's name limit.
+		return fmt.Errorf("%w: %w", fileops.ErrUnsupportedName, err)
 	}
 	if code == "" {
 		code = "RequestFailed"
