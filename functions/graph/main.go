@@ -42,6 +42,9 @@ func start() error {
 	if err != nil {
 		return err
 	}
-	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes, transport.S3EventHandler(graph, log)))
+	lambda.StartWithOptions(transport.LambdaHandler(parts.Router, cfg.BedrockResponseBytes, transport.S3EventHandler(graph, log)),
+		// Bodies travel as JSON strings: HTML escaping would grow them past the
+		// Bedrock response budget, which is measured without it.
+		lambda.WithSetEscapeHTML(false))
 	return nil
 }

@@ -44,6 +44,9 @@ func start() error {
 	if err != nil {
 		return err
 	}
-	lambda.Start(transport.LambdaHandler(parts.Router, cfg.BedrockBodyBytes))
+	lambda.StartWithOptions(transport.LambdaHandler(parts.Router, cfg.BedrockResponseBytes),
+		// Bodies travel as JSON strings: HTML escaping would grow them past the
+		// Bedrock response budget, which is measured without it.
+		lambda.WithSetEscapeHTML(false))
 	return nil
 }

@@ -85,7 +85,7 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 			return nil, errors.New("configuration: an approval store needs a system store for staged content (FILECONTEXT_SYSTEM_BUCKET)")
 		}
 		p.Approvals, err = approval.New(approval.Options{Store: st.Approvals, Files: files, Staging: st.Staging,
-			TTL: cfg.ApprovalTTL, Lease: cfg.ApprovalLease, AllowSelfApprove: cfg.AllowSelfApprove, AfterWrite: serve.AfterWrite})
+			TTL: cfg.ApprovalTTL, Retention: cfg.ApprovalRetention, Lease: cfg.ApprovalLease, AllowSelfApprove: cfg.AllowSelfApprove, AfterWrite: serve.AfterWrite})
 		if err != nil {
 			return nil, err
 		}

@@ -20,36 +20,38 @@ import (
 
 // Config is the validated configuration.
 type Config struct {
-	Bucket           string        // FILECONTEXT_BUCKET: the data bucket
-	SystemBucket     string        // FILECONTEXT_SYSTEM_BUCKET: staged content and snapshots
-	ApprovalsTable   string        // FILECONTEXT_APPROVALS_TABLE
-	Root             pathsafe.Root // FILECONTEXT_ROOT_PREFIX
-	WriteTools       bool          // FILECONTEXT_WRITE_TOOLS=enabled|disabled (default disabled)
-	ApprovalOff      bool          // FILECONTEXT_APPROVAL=required|off (default required)
-	AllowSelfApprove bool          // FILECONTEXT_ALLOW_SELF_APPROVAL=true|false (default false)
-	ApprovalTTL      time.Duration // FILECONTEXT_APPROVAL_TTL (default 24h)
-	ApprovalLease    time.Duration // FILECONTEXT_APPROVAL_LEASE (default 5m): how long an approve in progress holds its claim
-	OperationTimeout time.Duration // FILECONTEXT_OPERATION_TIMEOUT (default unset)
-	ResponseMargin   time.Duration // FILECONTEXT_RESPONSE_MARGIN (default 500ms)
-	BedrockBodyBytes int           // FILECONTEXT_BEDROCK_BODY_BYTES (default 20000)
-	MaxRequestBytes  int           // FILECONTEXT_MAX_REQUEST_BYTES (default 6 MiB)
-	S3PathStyle      bool          // FILECONTEXT_S3_PATH_STYLE=true for emulators
-	LogLevel         string        // FILECONTEXT_LOG_LEVEL=debug|info|warn|error (default info)
-	Limits           fileops.Limits
-	GraphLimits      kblimits.Limits
+	Bucket               string        // FILECONTEXT_BUCKET: the data bucket
+	SystemBucket         string        // FILECONTEXT_SYSTEM_BUCKET: staged content and snapshots
+	ApprovalsTable       string        // FILECONTEXT_APPROVALS_TABLE
+	Root                 pathsafe.Root // FILECONTEXT_ROOT_PREFIX
+	WriteTools           bool          // FILECONTEXT_WRITE_TOOLS=enabled|disabled (default disabled)
+	ApprovalOff          bool          // FILECONTEXT_APPROVAL=required|off (default required)
+	AllowSelfApprove     bool          // FILECONTEXT_ALLOW_SELF_APPROVAL=true|false (default false)
+	ApprovalTTL          time.Duration // FILECONTEXT_APPROVAL_TTL (default 24h)
+	ApprovalLease        time.Duration // FILECONTEXT_APPROVAL_LEASE (default 5m): how long an approve in progress holds its claim
+	ApprovalRetention    time.Duration // FILECONTEXT_APPROVAL_RETENTION (default 2160h, 90 days): how long decided records are kept
+	OperationTimeout     time.Duration // FILECONTEXT_OPERATION_TIMEOUT (default unset)
+	ResponseMargin       time.Duration // FILECONTEXT_RESPONSE_MARGIN (default 500ms)
+	BedrockResponseBytes int           // FILECONTEXT_BEDROCK_RESPONSE_BYTES (default 24000): the whole serialized response
+	MaxRequestBytes      int           // FILECONTEXT_MAX_REQUEST_BYTES (default 6 MiB)
+	S3PathStyle          bool          // FILECONTEXT_S3_PATH_STYLE=true for emulators
+	LogLevel             string        // FILECONTEXT_LOG_LEVEL=debug|info|warn|error (default info)
+	Limits               fileops.Limits
+	GraphLimits          kblimits.Limits
 }
 
 // Defaults returns the configuration with every default and no bucket.
 func Defaults() Config {
 	return Config{
-		ApprovalTTL:      24 * time.Hour,
-		ApprovalLease:    5 * time.Minute,
-		ResponseMargin:   500 * time.Millisecond,
-		BedrockBodyBytes: 20000,
-		MaxRequestBytes:  6 << 20,
-		LogLevel:         "info",
-		Limits:           fileops.DefaultLimits(),
-		GraphLimits:      kblimits.Default(),
+		ApprovalTTL:          24 * time.Hour,
+		ApprovalLease:        5 * time.Minute,
+		ApprovalRetention:    90 * 24 * time.Hour,
+		ResponseMargin:       500 * time.Millisecond,
+		BedrockResponseBytes: 24000,
+		MaxRequestBytes:      6 << 20,
+		LogLevel:             "info",
+		Limits:               fileops.DefaultLimits(),
+		GraphLimits:          kblimits.Default(),
 	}
 }
 
@@ -120,6 +122,7 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 	duration("FILECONTEXT_RESPONSE_MARGIN", &c.ResponseMargin, true)
 	duration("FILECONTEXT_APPROVAL_TTL", &c.ApprovalTTL, false)
 	duration("FILECONTEXT_APPROVAL_LEASE", &c.ApprovalLease, false)
+	duration("FILECONTEXT_APPROVAL_RETENTION", &c.ApprovalRetention, false)
 	positive := func(name string, dst *int) {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {
@@ -132,10 +135,10 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 		}
 		*dst = n
 	}
-	positive("FILECONTEXT_BEDROCK_BODY_BYTES", &c.BedrockBodyBytes)
+	positive("FILECONTEXT_BEDROCK_RESPONSE_BYTES", &c.BedrockResponseBytes)
 	positive("FILECONTEXT_MAX_REQUEST_BYTES", &c.MaxRequestBytes)
-	if c.BedrockBodyBytes < 1024 {
-		bad("FILECONTEXT_BEDROCK_BODY_BYTES", "must be at least 1024, got %d", c.BedrockBodyBytes)
+	if c.BedrockResponseBytes < 1024 {
+		bad("FILECONTEXT_BEDROCK_RESPONSE_BYTES", "must be at least 1024, got %d", c.BedrockResponseBytes)
 	}
 
 	// Every limit has a variable named after its JSON name:

@@ -87,6 +87,10 @@ type Record struct {
 	ContentSize   int64      `json:"contentSize"`
 	Message       string     `json:"message,omitempty"` // what an applied change reports
 	ClaimedAt     *time.Time `json:"claimedAt,omitempty"`
+	// RetainUntil is when the store may remove the record (DynamoDB's TTL):
+	// the retention after its decision, or after its expiry while it waits,
+	// so the audit trail of who decided what outlives the request.
+	RetainUntil time.Time `json:"retainUntil,omitzero"`
 }
 
 // View returns the record as callers see it at time now: a pending record

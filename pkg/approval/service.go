@@ -29,6 +29,9 @@ type Options struct {
 	// StagingPrefix starts the keys of staged content ("staged/" by default).
 	StagingPrefix string
 	TTL           time.Duration // how long a request waits (24 h by default)
+	// Retention is how long a record is kept after its decision (or its
+	// expiry) before the store may remove it (90 days by default).
+	Retention time.Duration
 	// Lease is how long an approve in progress holds its claim; after it, the
 	// next approve finishes the change (5 minutes by default, above any
 	// function timeout).
@@ -56,6 +59,9 @@ func New(o Options) (*Service, error) {
 	}
 	if o.TTL <= 0 {
 		o.TTL = 24 * time.Hour
+	}
+	if o.Retention <= 0 {
+		o.Retention = 90 * 24 * time.Hour
 	}
 	if o.Lease <= 0 {
 		o.Lease = 5 * time.Minute
@@ -97,6 +103,7 @@ func (s *Service) Park(ctx context.Context, c *fileops.Change, requester string,
 	now := s.now()
 	r := &Record{View: View{ApprovalID: id, Status: Pending, Tool: c.Tool, Path: c.Path.String(), BaseETag: c.BaseETag,
 		RequestedBy: requester, RequestedAt: now, ExpiresAt: now.Add(s.o.TTL)}, BaseExists: c.Exists, Delete: c.Delete, Message: c.Message}
+	r.RetainUntil = r.ExpiresAt.Add(s.o.Retention)
 	if len(args) <= s.o.InlineBytes && json.Valid(args) {
 		r.Arguments = json.RawMessage(args)
 	} else {
@@ -232,6 +239,7 @@ func (s *Service) Approve(ctx context.Context, id, approver string) (*View, erro
 	}
 	claim := r.clone()
 	claim.Status, claim.DecidedBy, claim.DecidedAt, claim.ClaimedAt = Approving, approver, &now, &now
+	claim.RetainUntil = now.Add(s.o.Retention)
 	if err := s.o.Store.Update(ctx, claim, r.Version); err != nil {
 		return nil, s.lost(ctx, id, err)
 	}
@@ -255,6 +263,7 @@ func (s *Service) lost(ctx context.Context, id string, err error) error {
 func (s *Service) finish(ctx context.Context, r *Record) (*View, error) {
 	out := r.clone()
 	out.Result = &Result{}
+	out.RetainUntil = s.now().Add(s.o.Retention)
 	p, err := s.o.Files.Root().Parse(r.Path)
 	if err != nil {
 		return nil, err
@@ -357,6 +366,7 @@ func (s *Service) content(ctx context.Context, r *Record) ([]byte, error) {
 func (s *Service) expire(ctx context.Context, r *Record) error {
 	e := r.clone()
 	e.Status = Expired
+	e.RetainUntil = s.now().Add(s.o.Retention)
 	if err := s.o.Store.Update(ctx, e, r.Version); err != nil {
 		return s.lost(ctx, r.ApprovalID, err)
 	}
@@ -382,6 +392,7 @@ func (s *Service) Reject(ctx context.Context, id, approver, reason string) (*Vie
 	}
 	d := r.clone()
 	d.Status, d.DecidedBy, d.DecidedAt, d.Reason = Rejected, approver, &now, reason
+	d.RetainUntil = now.Add(s.o.Retention)
 	if err := s.o.Store.Update(ctx, d, r.Version); err != nil {
 		return nil, s.lost(ctx, id, err)
 	}

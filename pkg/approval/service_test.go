@@ -119,6 +119,7 @@ var flows = []struct {
 	{"concurrent decisions have one winner", concurrentDecisionsHaveOneWinner},
 	{"an approve that dies is finished by the next", approveThatDiesIsFinished},
 	{"staged content is removed once decided", stagedContentIsRemovedOnceDecided},
+	{"decided records are retained, not expired", decidedRecordsAreRetained},
 	{"bad requests", badRequests},
 	{"previews are bounded", previewsAreBounded},
 }
@@ -494,5 +495,34 @@ func previewsAreBounded(t *testing.T, newEnv newEnvFunc) {
 	p := e.park(e.files.PlanWrite(ctx, fileops.WriteArgs{FileName: "p.md", Content: strings.Repeat("ünïcode line\n", 100), Overwrite: true}))
 	if !p.Preview.Truncated || len(p.Preview.Diff) > 300 || !strings.HasSuffix(p.Preview.Diff, "\n") {
 		t.Errorf("preview = %d bytes, truncated %v", len(p.Preview.Diff), p.Preview.Truncated)
+	}
+}
+
+// decidedRecordsAreRetained: a waiting record may be removed only a
+// retention after its expiry, a decided one a retention after its decision,
+// so the audit trail outlives the 24-hour request.
+func decidedRecordsAreRetained(t *testing.T, newEnv newEnvFunc) {
+	ctx := context.Background()
+	e := newEnv(t, func(o *approval.Options) { o.Retention = 48 * time.Hour })
+	e.put("k.md", "k\n")
+	p := e.park(e.files.PlanDelete(ctx, fileops.DeleteArgs{FileName: "k.md"}))
+	r, err := e.opts.Store.Get(ctx, p.ApprovalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := r.ExpiresAt.Add(48 * time.Hour); !r.RetainUntil.Equal(want) {
+		t.Errorf("a waiting record is kept until %v, want %v", r.RetainUntil, want)
+	}
+	e.advance(time.Hour)
+	if _, err := e.svc.Reject(ctx, p.ApprovalID, operator, "keep it"); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = e.opts.Store.Get(ctx, p.ApprovalID)
+	if want := r.DecidedAt.Add(48 * time.Hour); !r.RetainUntil.Equal(want) || !r.RetainUntil.After(r.ExpiresAt) {
+		t.Errorf("a decided record is kept until %v, want %v (after its expiry %v)", r.RetainUntil, want, r.ExpiresAt)
+	}
+	e.advance(30 * time.Hour) // past expiresAt: the decision still reads as made
+	if v, _ := e.svc.Get(ctx, p.ApprovalID); v.Status != approval.Rejected || v.DecidedBy != operator {
+		t.Errorf("after the request's expiry the record reads %s by %s", v.Status, v.DecidedBy)
 	}
 }

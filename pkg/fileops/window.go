@@ -23,6 +23,27 @@ type WindowResult struct {
 	Next        *NextWindow `json:"next,omitempty"`
 	CursorStale bool        `json:"cursorStale,omitempty"`
 	ETag        string      `json:"etag"`
+	// endOffset is the byte offset just after the window's last line, for
+	// CursorBefore; it is not part of the answer.
+	endOffset int64
+}
+
+// CursorBefore returns where a shortened copy of this window continues when
+// its last droppedLines lines, droppedBytes bytes of file content in all,
+// are left out (a transport cutting an answer to its budget): the line and a
+// cursor at its byte offset, so the rest is a ranged read.
+func (r *WindowResult) CursorBefore(droppedLines int, droppedBytes int64) NextWindow {
+	line := r.EndLine + 1 - droppedLines
+	return NextWindow{StartLine: line, Cursor: NewCursor(r.ETag, r.endOffset-droppedBytes, line)}
+}
+
+// EndOffset is the byte offset just after the window's last line.
+func (r *WindowResult) EndOffset() int64 { return r.endOffset }
+
+// NewCursor returns the cursor of a line that starts at a byte offset of
+// the object version etag, as read_range and read_lines take it.
+func NewCursor(etag string, offset int64, line int) string {
+	return encodeCursor(cursor{ETag: etag, Offset: offset, Line: line})
 }
 
 // NextWindow tells where the following window starts.
@@ -37,6 +58,7 @@ type ReadLinesArgs struct {
 	FileName  string
 	StartLine int
 	EndLine   int
+	Cursor    string // optional: a next.cursor for StartLine, from a previous result
 }
 
 // ReadRangeArgs are the arguments of file_context_read_range. StartLine 0
@@ -62,7 +84,7 @@ func (s *Service) ReadLines(ctx context.Context, a ReadLinesArgs) (*WindowResult
 		}
 		count = a.EndLine - a.StartLine + 1
 	}
-	return s.window(ctx, a.FileName, a.StartLine, count, "", true)
+	return s.window(ctx, a.FileName, a.StartLine, count, a.Cursor, true)
 }
 
 // ReadRange returns a window of lines verbatim, unnumbered. A cursor from a
@@ -235,6 +257,7 @@ func (s *Service) window(ctx context.Context, path string, start, count int, cur
 	}
 	res.Content = string(content)
 	res.EndLine = start + lines - 1
+	res.endOffset = nextOffset
 	if reachedEnd {
 		total := lineNo - 1
 		res.TotalLines = &total

@@ -62,12 +62,14 @@ func fileTools(files *fileops.Service) []Tool {
 			Params: []Param{pFileName,
 				{Name: "startLine", Type: "integer", Required: true, Minimum: intp(1), Description: "First line to return, 1-based."},
 				{Name: "endLine", Type: "integer", Minimum: intp(1), Description: "Optional. Last line to return, inclusive; default startLine + 199."},
+				{Name: "cursor", Type: "string", Description: "Optional. next.cursor of a previous result, with its next.startLine as startLine: the window is then a ranged read."},
 			},
 			Run: Typed(func(ctx context.Context, a struct {
 				FileName           string
 				StartLine, EndLine int
+				Cursor             string
 			}) (any, error) {
-				return files.ReadLines(ctx, fileops.ReadLinesArgs{FileName: a.FileName, StartLine: a.StartLine, EndLine: a.EndLine})
+				return files.ReadLines(ctx, fileops.ReadLinesArgs{FileName: a.FileName, StartLine: a.StartLine, EndLine: a.EndLine, Cursor: a.Cursor})
 			}),
 		},
 		{

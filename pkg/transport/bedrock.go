@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/filecontext-aws/filecontext/pkg/fault"
+	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
@@ -81,9 +82,14 @@ func IsBedrockEvent(raw []byte) bool {
 
 // ServeBedrock answers a Bedrock action-group event. Domain errors (4xx) are
 // REPROMPT, so the model can correct its call; infrastructure errors (5xx)
-// are FAILURE. The body is cut to fit BodyBudget bytes, with truncated: true
-// and a continuation, never breaking the envelope.
-func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, bodyBudget int) BedrockResponse {
+// are FAILURE. responseBudget bounds the whole serialized response, envelope
+// and escaping included (Bedrock limits the Lambda response, not the body:
+// see "Configure Lambda functions to send information that an Amazon
+// Bedrock agent elicits from the user" in the Bedrock user guide); a body
+// that does not fit is cut with truncated: true and a continuation, never
+// breaking the envelope. The response must be serialized without HTML
+// escaping (lambda.WithSetEscapeHTML(false)), as the budget is measured.
+func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, responseBudget int) BedrockResponse {
 	start := time.Now()
 	caller := toolapi.Caller{ID: "bedrock-agent:" + e.Agent.ID + "/" + e.Agent.Alias}
 	out := BedrockResponse{MessageVersion: "1.0", SessionAttributes: e.SessionAttributes, PromptSessionAttributes: e.PromptSessionAttributes}
@@ -92,11 +98,12 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, bodyBudget i
 
 	var res Response
 	var tool string
+	var args []byte
 	switch {
 	case e.Function != "":
 		tool = e.Function
 		req.Path = "/tools/" + tool
-		res = r.serveValues(ctx, req, tool, e.Parameters, start)
+		res, args = r.serveValues(ctx, req, tool, e.Parameters, start)
 	case e.APIPath != "":
 		req.Method, req.Path = strings.ToUpper(e.HTTPMethod), e.APIPath
 		if req.Method == "" {
@@ -110,7 +117,7 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, bodyBudget i
 					values = append(values, c.Properties...)
 				}
 			}
-			res = r.serveValues(ctx, req, tool, values, start)
+			res, args = r.serveValues(ctx, req, tool, values, start)
 		} else {
 			res = r.Serve(ctx, req)
 		}
@@ -119,7 +126,6 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, bodyBudget i
 			"The Bedrock event names neither a function nor an apiPath.")), start)
 	}
 
-	body := fitBody(tool, res.Body, bodyBudget)
 	state := ""
 	if res.Status >= 400 {
 		state = "REPROMPT"
@@ -127,118 +133,234 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, bodyBudget i
 			state = "FAILURE"
 		}
 	}
-	if e.Function != "" {
-		out.Response.Function = e.Function
-		out.Response.FunctionResponse = &BedrockFunctionResponse{ResponseState: state, ResponseBody: map[string]BedrockBody{"TEXT": {Body: string(body)}}}
-	} else {
-		out.Response.APIPath, out.Response.HTTPMethod = e.APIPath, e.HTTPMethod
-		out.Response.HTTPStatusCode = res.Status
-		out.Response.ResponseState = state
-		out.Response.ResponseBody = map[string]BedrockBody{"application/json": {Body: string(body)}}
+	// setBody puts a body in the envelope: function-details responses carry
+	// responseState; API-schema responses carry exactly actionGroup,
+	// apiPath, httpMethod, httpStatusCode and responseBody.
+	setBody := func(body string) {
+		if e.Function != "" {
+			out.Response.Function = e.Function
+			out.Response.FunctionResponse = &BedrockFunctionResponse{ResponseState: state, ResponseBody: map[string]BedrockBody{"TEXT": {Body: body}}}
+		} else {
+			out.Response.APIPath, out.Response.HTTPMethod = e.APIPath, e.HTTPMethod
+			out.Response.HTTPStatusCode = res.Status
+			out.Response.ResponseBody = map[string]BedrockBody{"application/json": {Body: body}}
+		}
 	}
+	setBody("")
+	envelope, _ := marshal(out)
+	fits := func(body []byte) bool {
+		return responseBudget <= 0 || len(envelope)+escapedLen(body) <= responseBudget
+	}
+	var argMap map[string]any
+	json.Unmarshal(args, &argMap)
+	setBody(string(fitBody(tool, res, argMap, fits)))
 	return out
 }
 
-func (r *Router) serveValues(ctx context.Context, req Request, tool string, values []toolapi.NamedValue, start time.Time) Response {
-	// Coercion happens here, then the call takes the same path as JSON.
-	args, err := r.Tools.Coerce(tool, values)
-	if err != nil {
-		return r.Respond(req, toolapi.ErrorResult(err), start)
-	}
-	req.Body = args
-	return r.Serve(ctx, req)
+// escapedLen is how many bytes body adds inside a JSON string, escaped as
+// the response is serialized (no HTML escaping).
+func escapedLen(body []byte) int {
+	b, _ := marshal(string(body))
+	return len(b) - 2
 }
 
-// fitBody returns body if it fits the budget; otherwise a shorter body of
-// the same result with truncated: true and a continuation telling how to
-// get the rest.
-func fitBody(tool string, body []byte, budget int) []byte {
-	if budget <= 0 || len(body) <= budget {
+// serveValues types Bedrock's string values by the tool's schema and serves
+// the call like a JSON one; it returns the typed arguments too.
+func (r *Router) serveValues(ctx context.Context, req Request, tool string, values []toolapi.NamedValue, start time.Time) (Response, []byte) {
+	args, err := r.Tools.Coerce(tool, values)
+	if err != nil {
+		return r.Respond(req, toolapi.ErrorResult(err), start), nil
+	}
+	req.Body = args
+	return r.Serve(ctx, req), args
+}
+
+// fitBody returns the body if it fits; otherwise a shorter body of the same
+// result with truncated: true, and, where the rest can be fetched, a
+// continuation that repeats every argument of the call with those that
+// move it on (startLine and cursor, offsetBytes).
+func fitBody(tool string, res Response, args map[string]any, fits func([]byte) bool) []byte {
+	body := res.Body
+	if fits(body) {
 		return body
 	}
 	var obj map[string]any
 	if json.Unmarshal(body, &obj) != nil {
-		return tooBig(tool, len(body))
+		return tooBig(tool, len(body), fits)
 	}
 	obj["truncated"] = true
 	switch {
 	case isString(obj["content"]):
-		return fitContent(tool, obj, budget)
+		return fitContent(tool, obj, res.Result.Body, args, fits)
 	case isString(obj["text"]) || isString(obj["base64"]):
-		return fitDownload(obj, budget)
+		return fitDownload(obj, args, fits)
 	case isSlice(obj["results"]):
-		return fitSlice(obj, "results", budget, "Narrow directory, globPattern or regexPattern to see the rest.")
+		return fitSlice(tool, obj, "results", fits, "Narrow directory, globPattern or regexPattern to see the rest.")
 	case isSlice(obj["entries"]):
-		return fitSlice(obj, "entries", budget, "Use globPattern to see the rest.")
+		return fitSlice(tool, obj, "entries", fits, "Use globPattern to see the rest.")
 	case isSlice(obj["matches"]):
-		return fitSlice(obj, "matches", budget, "Lower maxResults or refine the query.")
+		return fitSlice(tool, obj, "matches", fits, "Lower maxResults or refine the query.")
 	}
-	return tooBig(tool, len(body))
+	return tooBig(tool, len(body), fits)
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }
 func isSlice(v any) bool  { _, ok := v.([]any); return ok }
 
-func tooBig(tool string, n int) []byte {
-	b, _ := json.Marshal(map[string]any{"truncated": true,
+func tooBig(tool string, n int, fits func([]byte) bool) []byte {
+	b, _ := marshal(map[string]any{"truncated": true,
 		"message": fmt.Sprintf("The result of %s (%d bytes) is over the response budget; ask for less.", tool, n)})
+	if !fits(b) {
+		b = []byte(`{"truncated":true}`)
+	}
 	return b
 }
 
-// fitContent cuts a text result at a line boundary (or, for a single long
-// line, a character boundary) and says where to continue.
-func fitContent(tool string, obj map[string]any, budget int) []byte {
+// withArgs returns a copy of the call's arguments with some replaced.
+func withArgs(args map[string]any, kv ...any) map[string]any {
+	o := make(map[string]any, len(args)+len(kv)/2)
+	for k, v := range args {
+		o[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o[kv[i].(string)] = kv[i+1]
+	}
+	return o
+}
+
+// segment is one line of a text result as the content shows it (a
+// read_lines row keeps its "<n>\t" prefix) and the file bytes it stands for.
+type segment struct {
+	text      string
+	fileBytes int
+}
+
+// segments splits content into its lines (rows, when numbered).
+func segments(content string, numbered bool) []segment {
+	var out []segment
+	for rest := content; rest != ""; {
+		n := firstLineEnd(rest)
+		seg := segment{text: rest[:n], fileBytes: n}
+		if numbered {
+			if tab := strings.IndexByte(seg.text, '\t'); tab >= 0 {
+				seg.fileBytes -= tab + 1
+			}
+		}
+		out = append(out, seg)
+		rest = rest[n:]
+	}
+	return out
+}
+
+// firstLineEnd returns the end of the first line of s, terminator included.
+func firstLineEnd(s string) int {
+	i := strings.IndexAny(s, "\n\r")
+	if i < 0 {
+		return len(s)
+	}
+	if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+		i++
+	}
+	return i + 1
+}
+
+// fitContent cuts a text result after its last whole line that fits and
+// continues with a cursor at the first line left out. A first line that does
+// not fit alone is cut at a character boundary and continues as bytes
+// (file_context_download from the first byte left out).
+func fitContent(tool string, obj map[string]any, typed any, args map[string]any, fits func([]byte) bool) []byte {
 	content := obj["content"].(string)
 	path, _ := obj["path"].(string)
-	startLine := 1
-	if n, ok := obj["startLine"].(float64); ok {
-		startLine = int(n)
+	etag, _ := obj["etag"].(string)
+	window, isWindow := typed.(*fileops.WindowResult)
+	numbered := tool == "file_access_read_lines"
+	if tool != "file_access_read" && !isWindow {
+		return tooBig(tool, len(content), fits) // no paging arguments to continue with
 	}
-	fits := func(c string) ([]byte, bool) {
-		o := cloneMap(obj)
-		o["content"] = c
-		lines := countLines(c)
-		delete(o, "totalLines")
-		if tool == "file_access_read" {
-			o["continuation"] = map[string]any{"tool": "file_context_read_range", "arguments": map[string]any{"path": path, "startLine": lines + 1}}
-		} else {
-			o["endLine"] = startLine + lines - 1
-			o["hasMore"] = true
-			o["next"] = map[string]any{"startLine": startLine + lines}
-			o["continuation"] = map[string]any{"tool": tool, "arguments": map[string]any{pathArg(tool): path, "startLine": startLine + lines}}
+	segs := segments(content, numbered)
+	startLine, endOffset := 1, int64(0)
+	if isWindow {
+		startLine, endOffset = window.StartLine, window.EndOffset()
+	} else {
+		endOffset = int64(len(content))
+	}
+	// build returns the answer holding the first k lines, plus cut bytes of
+	// line k+1 when partial > 0.
+	build := func(k, partial int) []byte {
+		var text strings.Builder
+		dropped := 0
+		for i, sg := range segs {
+			if i < k {
+				text.WriteString(sg.text)
+			} else {
+				dropped += sg.fileBytes
+			}
 		}
-		b, _ := json.Marshal(o)
-		return b, len(b) <= budget
+		o := cloneMap(obj)
+		delete(o, "totalLines")
+		next := startLine + k
+		offset := endOffset - int64(dropped)
+		if partial > 0 {
+			cut := segs[k].text[:partial]
+			if numbered {
+				partial -= len(segs[k].text) - segs[k].fileBytes // the row prefix is not file bytes
+			}
+			text.WriteString(cut)
+			offset += int64(partial)
+			o["continuation"] = map[string]any{"tool": "file_context_download",
+				"arguments": map[string]any{"path": path, "offsetBytes": offset, "expectedEtag": etag},
+				"message":   fmt.Sprintf("Line %d is longer than the response budget; its bytes continue by download.", next)}
+		} else {
+			cursor := fileops.NewCursor(etag, offset, next)
+			switch {
+			case tool == "file_access_read":
+				o["continuation"] = map[string]any{"tool": "file_context_read_range",
+					"arguments": map[string]any{"path": path, "startLine": next, "cursor": cursor}}
+			default:
+				o["continuation"] = map[string]any{"tool": tool, "arguments": withArgs(args, "startLine", next, "cursor", cursor)}
+			}
+		}
+		o["content"] = text.String()
+		if tool != "file_access_read" {
+			o["endLine"] = next - 1
+			o["hasMore"] = true
+			o["next"] = map[string]any{"startLine": next, "cursor": fileops.NewCursor(etag, endOffset-int64(dropped), next)}
+		}
+		b, _ := marshal(o)
+		return b
 	}
-	// Binary search the longest prefix that fits, then back off to a line end.
-	lo, hi := 0, len(content)
-	for lo < hi {
+	lo, hi := 0, len(segs)
+	for lo < hi { // the most whole lines that fit
 		mid := (lo + hi + 1) / 2
-		if _, ok := fits(content[:mid]); ok {
+		if fits(build(mid, 0)) {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	cut := lastLineEnd(content[:lo])
-	if cut == 0 {
-		for lo > 0 && !utf8.RuneStart(content[lo]) {
-			lo--
+	if lo > 0 || len(segs) == 0 {
+		return build(lo, 0)
+	}
+	line := segs[0].text
+	plo, phi := 0, len(line)
+	for plo < phi { // the longest prefix of the first line that fits
+		mid := (plo + phi + 1) / 2
+		if fits(build(0, mid)) {
+			plo = mid
+		} else {
+			phi = mid - 1
 		}
-		cut = lo
 	}
-	b, ok := fits(content[:cut])
-	if !ok {
-		return tooBig(tool, len(content))
+	for plo > 0 && plo < len(line) && !utf8.RuneStart(line[plo]) {
+		plo--
 	}
-	return b
-}
-
-func pathArg(tool string) string {
-	if tool == "file_access_read_lines" {
-		return "fileName"
+	if numbered && plo <= len(line)-segs[0].fileBytes {
+		return tooBig(tool, len(content), fits)
 	}
-	return "path"
+	if plo == 0 {
+		return tooBig(tool, len(content), fits)
+	}
+	return build(0, plo)
 }
 
 func lastLineEnd(s string) int {
@@ -252,23 +374,18 @@ func lastLineEnd(s string) int {
 	return i + 1
 }
 
-func countLines(s string) int {
-	n := strings.Count(s, "\n") + strings.Count(s, "\r") - strings.Count(s, "\r\n")
-	if s != "" && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, "\r") {
-		n++
-	}
-	return n
-}
-
-func fitDownload(obj map[string]any, budget int) []byte {
+// fitDownload cuts a page of bytes and continues from the first byte left
+// out, with every argument of the call and the page's etag, so the rest
+// cannot mix two versions.
+func fitDownload(obj map[string]any, args map[string]any, fits func([]byte) bool) []byte {
 	field := "text"
 	if isString(obj["base64"]) {
 		field = "base64"
 	}
 	data := obj[field].(string)
 	offset, _ := obj["offsetBytes"].(float64)
-	path, _ := obj["path"].(string)
-	try := func(n int) ([]byte, bool) {
+	etag, _ := obj["etag"].(string)
+	try := func(n int) []byte {
 		o := cloneMap(obj)
 		o[field] = data[:n]
 		read := n
@@ -277,14 +394,14 @@ func fitDownload(obj map[string]any, budget int) []byte {
 		}
 		next := int64(offset) + int64(read)
 		o["bytesRead"], o["hasMore"], o["nextOffsetBytes"] = read, true, next
-		o["continuation"] = map[string]any{"tool": "file_context_download", "arguments": map[string]any{"path": path, "offsetBytes": next, "maxBytes": read}}
-		b, _ := json.Marshal(o)
-		return b, len(b) <= budget
+		o["continuation"] = map[string]any{"tool": "file_context_download", "arguments": withArgs(args, "offsetBytes", next, "expectedEtag", etag)}
+		b, _ := marshal(o)
+		return b
 	}
 	lo, hi := 0, len(data)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if _, ok := try(mid); ok {
+		if fits(try(mid)) {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -297,22 +414,32 @@ func fitDownload(obj map[string]any, budget int) []byte {
 			lo--
 		}
 	}
-	b, _ := try(lo)
-	return b
+	return try(lo)
 }
 
-func fitSlice(obj map[string]any, field string, budget int, hint string) []byte {
+func fitSlice(tool string, obj map[string]any, field string, fits func([]byte) bool, hint string) []byte {
 	items := obj[field].([]any)
-	for n := len(items); n >= 0; n-- {
+	lo, hi := 0, len(items)
+	build := func(n int) []byte {
 		o := cloneMap(obj)
 		o[field] = items[:n]
 		o["omitted"] = len(items) - n
 		o["message"] = fmt.Sprintf("%d item(s) left out to fit the response budget. %s", len(items)-n, hint)
-		if b, _ := json.Marshal(o); len(b) <= budget {
-			return b
+		b, _ := marshal(o)
+		return b
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(build(mid)) {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
 	}
-	return tooBig(field, budget)
+	if b := build(lo); fits(b) {
+		return b
+	}
+	return tooBig(tool, len(items), fits)
 }
 
 func cloneMap(m map[string]any) map[string]any {

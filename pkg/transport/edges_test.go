@@ -71,8 +71,8 @@ func TestRouterSurvivesBadTools(t *testing.T) {
 		t.Errorf("GET /tools through Bedrock = %d", api.Response.HTTPStatusCode)
 	}
 	api = r.ServeBedrock(context.Background(), &transport.BedrockEvent{MessageVersion: "1.0", ActionGroup: "g", APIPath: "/tools/boom"}, 100000)
-	if api.Response.HTTPStatusCode != 500 || api.Response.ResponseState != "FAILURE" {
-		t.Errorf("a default method = %+v", api.Response)
+	if api.Response.HTTPStatusCode != 500 || api.Response.ResponseState != "" {
+		t.Errorf("an API-schema failure carries its status, never responseState: %+v", api.Response)
 	}
 }
 
@@ -137,5 +137,42 @@ func TestHTTPHandlerEdges(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/tools?x=1&x=2", nil))
 	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("GET /tools = %d", w.Code)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/tools?nextToken=%%%garbage", nil))
+	if w.Code != http.StatusBadRequest {
+		t.Errorf("a query that is not URL encoding = %d", w.Code)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("DELETE", "/openapi.json", nil))
+	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET" {
+		t.Errorf("DELETE /openapi.json = %d Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+}
+
+// Bodies that are not UTF-8, or whose JSON strings hold a lone surrogate
+// escape, are refused by every transport before a tool runs; escaped
+// backslashes and valid pairs pass.
+func TestBodiesMustBeText(t *testing.T) {
+	r := &transport.Router{Tools: toolapi.New(toolapi.Options{Extra: panicky()})}
+	for body, want := range map[string]int{
+		"{\"a\":\"\xff\"}":                  400,
+		`{"a":"\ud800"}`:                    400,
+		`{"a":"\uDBFF\u0041"}`:              400,
+		`{"a":"\udc00x"}`:                   400,
+		`{"a":"\ud800\ud800"}`:              400,
+		`{"a":"x\ud800`:                     400,
+		`{"a":"\\ud800"}`:                   404,
+		`{"a":"\ud834\udd1e \u00e9 \"q\""}`: 404,
+		`{"a":"\uzzzz"}`:                    404,
+	} {
+		res := r.Serve(context.Background(), transport.Request{Method: "POST", Path: "/tools/nope", Body: []byte(body)})
+		if res.Status != want {
+			t.Errorf("%q = %d %s, want %d", body, res.Status, res.Body, want)
+		}
+	}
+	api := r.ServeAPIGateway(context.Background(), &events.APIGatewayProxyRequest{HTTPMethod: "PUT", Path: "/tools"})
+	if api.StatusCode != 405 || api.Headers["Allow"] != "GET" {
+		t.Errorf("API Gateway PUT /tools = %d %v", api.StatusCode, api.Headers)
 	}
 }

@@ -16,14 +16,14 @@ type EventHandler func(ctx context.Context, raw json.RawMessage) (any, bool, err
 // action-group events from API Gateway proxy events by their fields and
 // answers each in its own envelope. A returned error is a function error,
 // kept for events no route knows; tool failures are responses.
-func LambdaHandler(r *Router, bedrockBodyBytes int, others ...EventHandler) func(context.Context, json.RawMessage) (any, error) {
+func LambdaHandler(r *Router, bedrockResponseBytes int, others ...EventHandler) func(context.Context, json.RawMessage) (any, error) {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		if IsBedrockEvent(raw) {
 			var e BedrockEvent
 			if err := json.Unmarshal(raw, &e); err != nil {
 				return nil, errors.New("malformed Bedrock event")
 			}
-			return r.ServeBedrock(ctx, &e, bedrockBodyBytes), nil
+			return r.ServeBedrock(ctx, &e, bedrockResponseBytes), nil
 		}
 		var probe struct {
 			HTTPMethod     *string          `json:"httpMethod"`

@@ -52,9 +52,19 @@ func item(r *approval.Record) (map[string]types.AttributeValue, error) {
 		"status":         &types.AttributeValueMemberS{Value: string(r.Status)},
 		"requestedKey":   &types.AttributeValueMemberS{Value: requestedKey(r)},
 		"version":        &types.AttributeValueMemberN{Value: strconv.FormatInt(r.Version, 10)},
-		"expiresAtEpoch": &types.AttributeValueMemberN{Value: strconv.FormatInt(r.ExpiresAt.Unix(), 10)},
+		"expiresAtEpoch": &types.AttributeValueMemberN{Value: strconv.FormatInt(ttl(r).Unix(), 10)},
 		"record":         &types.AttributeValueMemberS{Value: string(data)},
 	}, nil
+}
+
+// ttl is when DynamoDB's TTL may remove the item: the record's RetainUntil,
+// or for a record written without one, its expiry. The attribute keeps its
+// first name, expiresAtEpoch, so deployed tables need no change.
+func ttl(r *approval.Record) time.Time {
+	if !r.RetainUntil.IsZero() {
+		return r.RetainUntil
+	}
+	return r.ExpiresAt
 }
 
 func record(it map[string]types.AttributeValue) (*approval.Record, error) {

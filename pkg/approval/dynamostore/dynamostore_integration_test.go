@@ -5,6 +5,7 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -65,5 +66,39 @@ func TestMalformedItemsAndTables(t *testing.T) {
 	}
 	if _, _, err := missing.List(ctx, approval.Pending, 10, ""); err == nil {
 		t.Error("a listing of a missing table succeeded")
+	}
+}
+
+// The TTL attribute follows the record's retention, on both emulators.
+func TestTTLFollowsRetention(t *testing.T) {
+	ctx := context.Background()
+	for _, target := range testenv.DynamoTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			table := testenv.TableName()
+			if err := dynamostore.CreateTable(ctx, target.Client, table); err != nil {
+				t.Fatal(err)
+			}
+			s := dynamostore.New(target.Client, table)
+			now := time.Now().UTC().Truncate(time.Second)
+			kept := approvaltest.Record("apr_kept", now)
+			kept.RetainUntil = now.Add(90 * 24 * time.Hour)
+			old := approvaltest.Record("apr_old", now)
+			for _, r := range []*approval.Record{kept, old} {
+				if err := s.Create(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for id, want := range map[string]time.Time{"apr_kept": kept.RetainUntil, "apr_old": old.ExpiresAt} {
+				out, err := target.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table,
+					Key: map[string]types.AttributeValue{"approvalId": &types.AttributeValueMemberS{Value: id}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ := out.Item["expiresAtEpoch"].(*types.AttributeValueMemberN)
+				if n == nil || n.Value != strconv.FormatInt(want.Unix(), 10) {
+					t.Errorf("%s: TTL %v, want %d", id, out.Item["expiresAtEpoch"], want.Unix())
+				}
+			}
+		})
 	}
 }

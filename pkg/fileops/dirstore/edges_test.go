@@ -7,7 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 )
@@ -184,5 +187,75 @@ func TestErrorMapping(t *testing.T) {
 	}
 	if _, err := name(""); err == nil {
 		t.Error("an empty key has a name")
+	}
+}
+
+// A link that leads out of the root is ErrOutsideRoot for every method, a
+// name the file system cannot hold (or a reserved temporary name) is
+// ErrUnsupportedName, and a write that fails creates no directory.
+func TestLinksOutOfTheRootAndNamesItCannotHold(t *testing.T) {
+	ctx := context.Background()
+	s, dir := newTestStore(t)
+	outside := filepath.Join(filepath.Dir(dir), "outside")
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "f.md"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(outside, "f.md"), filepath.Join(dir, "lf.md"))
+	os.Symlink(outside, filepath.Join(dir, "ld"))
+	for _, key := range []string{"lf.md", "ld/f.md"} {
+		if _, err := s.Get(ctx, key, fileops.GetOptions{Length: -1}); !errors.Is(err, fileops.ErrOutsideRoot) {
+			t.Errorf("Get %s: %v", key, err)
+		}
+		if _, err := s.Head(ctx, key); !errors.Is(err, fileops.ErrOutsideRoot) {
+			t.Errorf("Head %s: %v", key, err)
+		}
+		if err := s.Delete(ctx, key, fileops.DeleteOptions{}); !errors.Is(err, fileops.ErrOutsideRoot) {
+			t.Errorf("Delete %s: %v", key, err)
+		}
+	}
+	if _, err := s.Put(ctx, "ld/new.md", []byte("x"), fileops.PutOptions{}); !errors.Is(err, fileops.ErrOutsideRoot) {
+		t.Errorf("Put through a link: %v", err)
+	}
+	long := "a/b/" + strings.Repeat("n", 256)
+	for _, key := range []string{long, ".filecontext-tmp-X", "d/.filecontext-tmp-Y/z"} {
+		if _, err := s.Put(ctx, key, []byte("x"), fileops.PutOptions{}); !errors.Is(err, fileops.ErrUnsupportedName) {
+			t.Errorf("Put %.40s: %v", key, err)
+		}
+		if _, err := s.Get(ctx, key, fileops.GetOptions{Length: -1}); !errors.Is(err, fileops.ErrUnsupportedName) {
+			t.Errorf("Get %.40s: %v", key, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
+		t.Error("a refused write created a directory")
+	}
+	// A write whose parent is a file fails after nothing was created.
+	s.Put(ctx, "file", []byte("x"), fileops.PutOptions{})
+	if _, err := s.Put(ctx, "file/sub/x.md", []byte("x"), fileops.PutOptions{}); !errors.Is(err, fileops.ErrKeyConflict) {
+		t.Errorf("a file in the way: %v", err)
+	}
+	if err := mapErr(syscall.ENAMETOOLONG); !errors.Is(err, fileops.ErrUnsupportedName) {
+		t.Errorf("ENAMETOOLONG: %v", err)
+	}
+}
+
+// The ETag changes with the change time: a same-size rewrite that restores
+// the modification time is still a new version.
+func TestETagSeesTheChangeTime(t *testing.T) {
+	ctx := context.Background()
+	s, dir := newTestStore(t)
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("AAAA"), 0o644)
+	before, _ := s.Head(ctx, "f.txt")
+	fi, _ := os.Stat(p)
+	time.Sleep(5 * time.Millisecond)
+	f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+	f.WriteString("BBBB")
+	f.Close()
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	after, _ := s.Head(ctx, "f.txt")
+	if before.ETag == after.ETag {
+		t.Errorf("the etag %s did not change", before.ETag)
+	}
+	if _, err := s.Put(ctx, "f.txt", []byte("CCCC"), fileops.PutOptions{IfMatch: before.ETag}); !errors.Is(err, fileops.ErrPreconditionFailed) {
+		t.Errorf("a write on the old etag: %v", err)
 	}
 }

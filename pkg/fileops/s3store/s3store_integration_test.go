@@ -4,6 +4,8 @@ package s3store_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,4 +68,29 @@ func TestLargeObject(t *testing.T) {
 	}
 	t.Logf("uploaded 1 GiB in %v", time.Since(start))
 	storetest.RunLargeObject(t, s3store.New(target.Client, bucket))
+}
+
+// A HEAD answer has no body: a missing bucket must not look like a missing
+// key, and a key the gateway refuses must say so.
+func TestHeadExplainsItsFailures(t *testing.T) {
+	ctx := context.Background()
+	for _, target := range testenv.S3Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			missing := s3store.New(target.Client, "fc-no-such-bucket-for-head")
+			_, err := missing.Head(ctx, "a.md")
+			var se *fileops.StoreError
+			if !errors.As(err, &se) || se.Code != "NoSuchBucket" {
+				t.Errorf("Head in a missing bucket: %v", err)
+			}
+			s := s3store.New(target.Client, testenv.NewBucket(t, target.Client))
+			if _, err := s.Head(ctx, "missing.md"); !errors.Is(err, fileops.ErrNotFound) {
+				t.Errorf("Head of a missing key: %v", err)
+			}
+			if target.Name == "versitygw" { // posix: a segment over 255 bytes
+				if _, err := s.Head(ctx, strings.Repeat("n", 300)); !errors.Is(err, fileops.ErrUnsupportedName) {
+					t.Errorf("Head of a name the gateway cannot hold: %v", err)
+				}
+			}
+		})
+	}
 }
