@@ -21,7 +21,7 @@ AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test aws --endpoint-url "$FILECONTE
   --key-schema AttributeName=approvalId,KeyType=HASH --billing-mode PAY_PER_REQUEST \
   --global-secondary-indexes 'IndexName=byStatus,KeySchema=[{AttributeName=status,KeyType=HASH},{AttributeName=requestedKey,KeyType=RANGE}],Projection={ProjectionType=ALL}' >/dev/null
 bin=$(mktemp -d)
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/bootstrap" "./functions/$fn"
+CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags "-s -w" -o "$bin/bootstrap" "./functions/$fn"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 api=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 env AWS_ENDPOINT_URL_S3="$FILECONTEXT_TEST_VERSITYGW_URL" AWS_ENDPOINT_URL_DYNAMODB="$FILECONTEXT_TEST_MOTO_URL" \

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
@@ -54,8 +53,8 @@ func names(s *toolapi.Server, write bool) []string {
 	return out
 }
 
-// ActionGroup is one Bedrock action group: at most 11 operations of one
-// function, with the OpenAPI schema generated from the catalog.
+// ActionGroup is one Bedrock action group: the operations of one function,
+// with the OpenAPI document the API serves at GET /openapi.json?group=.
 type ActionGroup struct {
 	Name     string
 	Function string // tools or graph
@@ -64,34 +63,42 @@ type ActionGroup struct {
 	Schema   string
 }
 
-// maxOperations is Bedrock's limit of operations per action group.
-const maxOperations = 11
-
-// ActionGroups splits the catalog into groups Bedrock accepts: read tools,
-// write tools (each operation with x-requireConfirmation), graph tools.
-func (c *Catalog) ActionGroups() []ActionGroup {
-	var groups []ActionGroup
-	add := func(name, fn string, s *toolapi.Server, tools []string, write bool) {
-		for i := 0; i < len(tools); i += maxOperations {
-			part := tools[i:min(i+maxOperations, len(tools))]
-			doc := s.OpenAPI("FileContext "+name, part...)
-			if write {
-				for _, item := range doc["paths"].(map[string]any) {
-					item.(map[string]any)["post"].(map[string]any)["x-requireConfirmation"] = "ENABLED"
-				}
-			}
-			b, _ := json.Marshal(doc)
-			n := name
-			if i > 0 {
-				n = name + "-" + itoa(i/maxOperations+1)
-			}
-			groups = append(groups, ActionGroup{Name: n, Function: fn, Tools: part, Write: write, Schema: string(b)})
+// ActionGroups returns the named groups, each the same document the API
+// serves for it (toolapi.GroupOpenAPI), so the agent and GET
+// /openapi.json?group= never differ.
+func (c *Catalog) ActionGroups(groups []string) []ActionGroup {
+	var out []ActionGroup
+	for _, g := range groups {
+		// The document is the tools function's, which serves GET
+		// /openapi.json for the API (the graph group from its specs).
+		srv, fn := c.files, "tools"
+		if g == "graph" {
+			fn = "graph"
 		}
+		doc, err := srv.GroupOpenAPI(Title, g)
+		if err != nil {
+			panic(err) // the groups were checked with the configuration
+		}
+		tools, _ := srv.GroupTools(g)
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		b, _ := json.Marshal(doc)
+		out = append(out, ActionGroup{Name: g, Function: fn, Tools: names, Write: g == "write", Schema: string(b)})
 	}
-	add("read", "tools", c.files, c.ReadTools(), false)
-	add("write", "tools", c.files, c.WriteTools(), true)
-	add("graph", "graph", c.graph, c.GraphTools(), false)
-	return groups
+	return out
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// Operations counts the operations of the named groups.
+func (c *Catalog) Operations(groups []string) int {
+	n := 0
+	for _, g := range groups {
+		tools, _ := c.files.GroupTools(g)
+		n += len(tools)
+	}
+	return n
+}
+
+// Title is the title of the OpenAPI documents, as the functions serve them.
+const Title = "FileContext for AWS"

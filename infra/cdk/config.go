@@ -4,18 +4,37 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/constructs-go/constructs/v10"
+
+	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
 // Config is what a stack is built from.
 type Config struct {
 	Env          string // dev, staging or prod
 	Bedrock      bool
-	BedrockModel string
-	ApprovalOff  bool
-	Assets       string // folder holding tools.zip, approve.zip, graph.zip
+	BedrockModel string // a foundation model id or an inference profile id (us., eu., apac., global. ...)
+	// BedrockGroups are the action groups the agent gets: read and graph by
+	// default (10 operations), write only when asked for.
+	BedrockGroups []string
+	// BedrockMaxAPIs is the account's "APIs per agent" quota (11 by default,
+	// Amazon Bedrock quotas); more operations than this fail synthesis.
+	BedrockMaxAPIs        int
+	ApprovalOff           bool
+	Assets                string // folder holding tools.zip, approve.zip, graph.zip
+	NoncurrentDays        int    // days old versions of data objects are kept (default 30)
+	ApprovalRetentionDays int    // days decided approval records are kept (default 90)
+	Tracing               bool   // X-Ray tracing of the functions and the API stage
+	GraphConcurrency      int    // reserved concurrency of the graph function; 0 reserves none
 }
+
+// DefaultBedrockModel is the agent's model unless bedrockModel says
+// otherwise: a cross-region inference profile of a current Claude model.
+const DefaultBedrockModel = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
 // Prod reports whether data must outlive the stack.
 func (c Config) Prod() bool { return c.Env == "prod" }
@@ -32,12 +51,42 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 		}
 		return def
 	}
+	number := func(key string, def, lo int) (int, error) {
+		v := get(key, strconv.Itoa(def))
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo {
+			return 0, fmt.Errorf("context %s must be a whole number of at least %d, got %q", key, lo, v)
+		}
+		return n, nil
+	}
 	c := Config{
-		Env:          get("env", "dev"),
-		Bedrock:      get("bedrock", "false") == "true",
-		BedrockModel: get("bedrockModel", "anthropic.claude-3-5-sonnet-20240620-v1:0"),
-		ApprovalOff:  get("approval", "required") == "off",
-		Assets:       get("assets", filepath.Join("..", "..", "dist", "lambda")),
+		Env:           get("env", "dev"),
+		Bedrock:       get("bedrock", "false") == "true",
+		BedrockModel:  get("bedrockModel", DefaultBedrockModel),
+		BedrockGroups: strings.Split(get("bedrockGroups", "read,graph"), ","),
+		ApprovalOff:   get("approval", "required") == "off",
+		Assets:        get("assets", filepath.Join("..", "..", "dist", "lambda")),
+		Tracing:       get("tracing", "false") == "true",
+	}
+	var err error
+	for _, n := range []struct {
+		key     string
+		into    *int
+		def, lo int
+	}{
+		{"bedrockMaxApis", &c.BedrockMaxAPIs, 11, 1},
+		{"noncurrentDays", &c.NoncurrentDays, 30, 1},
+		{"approvalRetentionDays", &c.ApprovalRetentionDays, 90, 1},
+		{"graphConcurrency", &c.GraphConcurrency, 0, 0},
+	} {
+		if *n.into, err = number(n.key, n.def, n.lo); err != nil {
+			return c, err
+		}
+	}
+	for _, g := range c.BedrockGroups {
+		if !slices.Contains(toolapi.Groups, g) {
+			return c, fmt.Errorf("context bedrockGroups names %q; the groups are read, write and graph", g)
+		}
 	}
 	switch c.Env {
 	case "dev", "staging", "prod":
@@ -48,6 +97,12 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 	case "required", "off":
 	default:
 		return c, fmt.Errorf("context approval must be required or off, got %q", a)
+	}
+	if c.Bedrock {
+		if n := NewCatalog(c).Operations(c.BedrockGroups); n > c.BedrockMaxAPIs {
+			return c, fmt.Errorf("the agent would have %d APIs (groups %s), over bedrockMaxApis %d, Bedrock's default \"APIs per agent\" quota: "+
+				"drop a group from bedrockGroups, or raise the quota in Service Quotas and set bedrockMaxApis", n, strings.Join(c.BedrockGroups, ","), c.BedrockMaxAPIs)
+		}
 	}
 	for _, fn := range []string{"tools", "approve", "graph"} {
 		if _, err := os.Stat(filepath.Join(c.Assets, fn+".zip")); err != nil {

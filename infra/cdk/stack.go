@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,9 +12,11 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdadestinations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -29,12 +32,25 @@ type Stack struct {
 	Approve      awslambda.Function
 	Graph        awslambda.Function
 	Api          awsapigateway.RestApi
+	GraphFailed  awssqs.Queue // S3-event refreshes that failed every retry
 }
+
+// IntegrationTimeout is API Gateway's REST integration timeout: 29 seconds,
+// the default and the most a Regional API gets without a quota increase
+// ("Amazon API Gateway quotas", Maximum integration timeout). Every
+// function behind the API answers its own 504 before it.
+const IntegrationTimeout = 29
+
+// OperationTimeout is the deadline of every API call inside the functions
+// (FILECONTEXT_OPERATION_TIMEOUT): a second under the integration timeout,
+// so the contract's 504 is written before API Gateway gives up.
+const OperationTimeout = IntegrationTimeout - 1
 
 // NewStack builds the whole bundle for one environment.
 func NewStack(scope constructs.Construct, cfg Config) *Stack {
 	st := &Stack{Stack: awscdk.NewStack(scope, s("FileContext-"+cfg.Env), &awscdk.StackProps{
-		Description: s("FileContext for AWS (" + cfg.Env + "): bounded file tools for agents over S3, with approvals and a Markdown knowledge graph."),
+		Description:           s("FileContext for AWS (" + cfg.Env + "): bounded file tools for agents over S3, with approvals and a Markdown knowledge graph."),
+		TerminationProtection: jsii.Bool(cfg.Prod()),
 	})}
 	awscdk.Tags_Of(st.Stack).Add(s("project"), s("filecontext"), nil)
 	awscdk.Tags_Of(st.Stack).Add(s("environment"), s(cfg.Env), nil)
@@ -55,6 +71,12 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		RemovalPolicy:     removal,
 		AutoDeleteObjects: jsii.Bool(!cfg.Prod()),
 		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		// Old versions are the undo of every approved change; they are kept
+		// for noncurrentDays, then removed, so storage does not grow forever.
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:                          s("noncurrent-versions"),
+			NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(float64(cfg.NoncurrentDays))),
+		}},
 	})
 	st.System = awss3.NewBucket(st.Stack, s("SystemBucket"), &awss3.BucketProps{
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
@@ -75,8 +97,9 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(cfg.Prod()),
 		},
-		Encryption:    awsdynamodb.TableEncryption_AWS_MANAGED,
-		RemovalPolicy: removal,
+		Encryption:         awsdynamodb.TableEncryption_AWS_MANAGED,
+		RemovalPolicy:      removal,
+		DeletionProtection: jsii.Bool(cfg.Prod()),
 	})
 	st.Table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
 		IndexName:      s("byStatus"),
@@ -91,8 +114,13 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		"FILECONTEXT_APPROVALS_TABLE": st.Table.TableName(),
 		"FILECONTEXT_WRITE_TOOLS":     s("enabled"),
 		"FILECONTEXT_APPROVAL":        s(map[bool]string{true: "off", false: "required"}[cfg.ApprovalOff]),
+		// Every API call answers within the integration timeout; S3-event
+		// snapshot work in the graph function has no caller and keeps the
+		// function's own timeout.
+		"FILECONTEXT_OPERATION_TIMEOUT":  s(fmt.Sprintf("%ds", OperationTimeout)),
+		"FILECONTEXT_APPROVAL_RETENTION": s(fmt.Sprintf("%dh", cfg.ApprovalRetentionDays*24)),
 	}
-	function := func(id, name string, memory float64, timeout float64, extra map[string]*string) awslambda.Function {
+	function := func(id, name string, memory float64, timeout float64, extra map[string]*string, tune func(*awslambda.FunctionProps)) awslambda.Function {
 		env := map[string]*string{}
 		for k, v := range common {
 			env[k] = v
@@ -100,10 +128,10 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		for k, v := range extra {
 			env[k] = v
 		}
-		logs := awslogs.NewLogGroup(st.Stack, s(id+"Logs"), &awslogs.LogGroupProps{
-			LogGroupName: s("/aws/lambda/" + cfg.Name(name)), Retention: retention, RemovalPolicy: removal,
-		})
-		return awslambda.NewFunction(st.Stack, s(id), &awslambda.FunctionProps{
+		// The log group is named by CloudFormation, not after the function:
+		// a retained group of a deleted stack never blocks re-creating it.
+		logs := awslogs.NewLogGroup(st.Stack, s(id+"Logs"), &awslogs.LogGroupProps{Retention: retention, RemovalPolicy: removal})
+		props := &awslambda.FunctionProps{
 			FunctionName:  s(cfg.Name(name)),
 			Runtime:       awslambda.Runtime_PROVIDED_AL2023(),
 			Architecture:  awslambda.Architecture_ARM_64(),
@@ -115,35 +143,43 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 			LogGroup:      logs,
 			LoggingFormat: awslambda.LoggingFormat_JSON,
 			Description:   s("FileContext " + name + " (" + cfg.Env + ")"),
-		})
+		}
+		if cfg.Tracing {
+			props.Tracing = awslambda.Tracing_ACTIVE
+		}
+		if tune != nil {
+			tune(props)
+		}
+		return awslambda.NewFunction(st.Stack, s(id), props)
 	}
-	st.Tools = function("ToolsFunction", "tools", 512, 30, nil)
-	st.Approve = function("ApproveFunction", "approve", 512, 30, nil)
-	st.Graph = function("GraphFunction", "graph", 1024, 60, nil)
+	st.Tools = function("ToolsFunction", "tools", 512, 30, nil, nil)
+	st.Approve = function("ApproveFunction", "approve", 512, 30, nil, nil)
+	// S3 invokes the graph function asynchronously: two retries, then the
+	// event goes to a queue an operator can read and replay.
+	st.GraphFailed = awssqs.NewQueue(st.Stack, s("GraphRefreshFailures"), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+		EnforceSSL:      jsii.Bool(true),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		RemovalPolicy:   removal,
+	})
+	st.Graph = function("GraphFunction", "graph", 1024, 60, nil, func(p *awslambda.FunctionProps) {
+		p.OnFailure = awslambdadestinations.NewSqsDestination(st.GraphFailed)
+		p.RetryAttempts = jsii.Number(2)
+		p.MaxEventAge = awscdk.Duration_Hours(jsii.Number(1))
+		if cfg.GraphConcurrency > 0 {
+			p.ReservedConcurrentExecutions = jsii.Number(float64(cfg.GraphConcurrency))
+		}
+	})
 
-	// Least privilege: the tools function reads the data bucket, records
-	// approvals and stages proposed content; it writes the data bucket only
-	// where the environment turned approval off. Only the approve function
-	// writes the data bucket otherwise. The graph function reads the data
-	// bucket and writes snapshots in the system bucket.
-	st.Data.GrantRead(st.Tools, nil)
-	st.Table.GrantReadWriteData(st.Tools)
-	st.System.GrantPut(st.Tools, s("staged/*"))
-	if cfg.ApprovalOff {
-		st.Data.GrantPut(st.Tools, nil)
-		st.Data.GrantDelete(st.Tools, nil)
-	}
-	st.Data.GrantRead(st.Approve, nil)
-	st.Data.GrantPut(st.Approve, nil)
-	st.Data.GrantDelete(st.Approve, nil)
-	st.Table.GrantReadWriteData(st.Approve)
-	st.System.GrantRead(st.Approve, s("staged/*"))
-	st.Data.GrantRead(st.Graph, nil)
-	st.System.GrantRead(st.Graph, s("snapshots/*"))
-	st.System.GrantPut(st.Graph, s("snapshots/*"))
+	st.grantExactly(cfg)
 
+	// S3's suffix filter is case-sensitive (S3 user guide, "Configuring event
+	// notifications using object key name filtering"), so each letter case of
+	// ".md" gets its own filter; the function checks the suffix again.
 	for _, ev := range []awss3.EventType{awss3.EventType_OBJECT_CREATED, awss3.EventType_OBJECT_REMOVED} {
-		st.Data.AddEventNotification(ev, awss3notifications.NewLambdaDestination(st.Graph), &awss3.NotificationKeyFilter{Suffix: s(".md")})
+		for _, suffix := range []string{".md", ".MD", ".Md", ".mD"} {
+			st.Data.AddEventNotification(ev, awss3notifications.NewLambdaDestination(st.Graph), &awss3.NotificationKeyFilter{Suffix: s(suffix)})
+		}
 	}
 
 	catalog := NewCatalog(cfg)
@@ -152,6 +188,7 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		st.bedrock(cfg, catalog)
 	}
 	st.narrowNotificationsPolicy()
+	st.notificationsHandlerLogs(retention, removal)
 
 	out := func(id string, v *string, desc string) {
 		awscdk.NewCfnOutput(st.Stack, s(id), &awscdk.CfnOutputProps{Value: v, Description: s(desc)})
@@ -159,6 +196,7 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 	out("DataBucketName", st.Data.BucketName(), "The data bucket agents' files live in")
 	out("SystemBucketName", st.System.BucketName(), "Staged content and graph snapshots; never reachable by agents")
 	out("ApprovalsTableName", st.Table.TableName(), "The approvals table")
+	out("GraphRefreshFailuresQueueUrl", st.GraphFailed.QueueUrl(), "S3 events the graph function failed to process after its retries")
 	return st
 }
 
@@ -174,17 +212,26 @@ func (st *Stack) api(cfg Config, catalog *Catalog, removal awscdk.RemovalPolicy,
 		EndpointTypes:        &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
 		DeployOptions: &awsapigateway.StageOptions{
 			StageName:            s(cfg.Env),
+			TracingEnabled:       jsii.Bool(cfg.Tracing),
+			LoggingLevel:         map[bool]awsapigateway.MethodLoggingLevel{true: awsapigateway.MethodLoggingLevel_ERROR, false: awsapigateway.MethodLoggingLevel_OFF}[cfg.Prod()],
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_JsonWithStandardFields(nil),
 			ThrottlingRateLimit:  jsii.Number(50),
 			ThrottlingBurstLimit: jsii.Number(100),
 			MetricsEnabled:       jsii.Bool(true),
 		},
-		CloudWatchRole: jsii.Bool(false),
+		// A stage with access logs needs the account's API Gateway
+		// CloudWatch role; the stack provides it and keeps it on delete, as
+		// other APIs of the account may rely on it.
+		CloudWatchRole:              jsii.Bool(true),
+		CloudWatchRoleRemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 	})
-	tools := awsapigateway.NewLambdaIntegration(st.Tools, nil)
-	graph := awsapigateway.NewLambdaIntegration(st.Graph, nil)
-	approve := awsapigateway.NewLambdaIntegration(st.Approve, nil)
+	integration := func(fn awslambda.Function) awsapigateway.LambdaIntegration {
+		return awsapigateway.NewLambdaIntegration(fn, &awsapigateway.LambdaIntegrationOptions{
+			Timeout: awscdk.Duration_Seconds(jsii.Number(IntegrationTimeout)),
+		})
+	}
+	tools, graph, approve := integration(st.Tools), integration(st.Graph), integration(st.Approve)
 	root := st.Api.Root()
 	toolsRes := root.AddResource(s("tools"), nil)
 	toolsRes.AddMethod(s("GET"), tools, nil)
@@ -255,20 +302,31 @@ func withoutApprovalStatus(names []string) []string {
 
 func ptrs(v []*string) *[]*string { return &v }
 
-// bedrock adds an agent whose action groups are the catalog, split into
-// groups of at most 11 operations, each group invoking its function.
+// bedrock adds an agent with the action groups the configuration names,
+// each invoking its function, and an alias to call it by.
 func (st *Stack) bedrock(cfg Config, catalog *Catalog) {
+	account := st.Stack.Account()
+	// The role can be assumed by Bedrock for this account's agents only (the
+	// confused-deputy conditions of "Create a service role for Amazon Bedrock
+	// Agents" in the Bedrock user guide).
 	role := awsiam.NewRole(st.Stack, s("AgentRole"), &awsiam.RoleProps{
-		AssumedBy:   awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), nil),
+		AssumedBy: awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), &awsiam.ServicePrincipalOpts{
+			Conditions: &map[string]any{
+				"StringEquals": map[string]any{"aws:SourceAccount": account},
+				"ArnLike":      map[string]any{"aws:SourceArn": awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:agent/*"), nil)},
+			},
+		}),
 		Description: s("The FileContext Bedrock agent"),
 	})
 	role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   &[]*string{s("bedrock:InvokeModel"), s("bedrock:InvokeModelWithResponseStream")},
-		Resources: &[]*string{awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/"+cfg.BedrockModel), nil)},
+		Resources: ptrs(modelResources(cfg.BedrockModel)),
 	}))
 	fns := map[string]awslambda.Function{"tools": st.Tools, "graph": st.Graph}
 	var groups []interface{}
-	for _, g := range catalog.ActionGroups() {
+	used := map[string]bool{}
+	for _, g := range catalog.ActionGroups(cfg.BedrockGroups) {
+		used[g.Function] = true
 		groups = append(groups, &awsbedrock.CfnAgent_AgentActionGroupProperty{
 			ActionGroupName:     s(g.Name),
 			Description:         s("FileContext " + g.Name + " tools: " + strings.Join(g.Tools, ", ")),
@@ -288,18 +346,74 @@ func (st *Stack) bedrock(cfg Config, catalog *Catalog) {
 	names := []string{"tools", "graph"}
 	sort.Strings(names)
 	for _, n := range names {
+		if !used[n] {
+			continue
+		}
 		fns[n].AddPermission(s("BedrockInvoke"), &awslambda.Permission{
-			Principal: awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), nil),
-			Action:    s("lambda:InvokeFunction"),
-			SourceArn: agent.AttrAgentArn(),
+			Principal:     awsiam.NewServicePrincipal(s("bedrock.amazonaws.com"), nil),
+			Action:        s("lambda:InvokeFunction"),
+			SourceArn:     agent.AttrAgentArn(),
+			SourceAccount: account,
 		})
 	}
+	alias := awsbedrock.NewCfnAgentAlias(st.Stack, s("AgentAlias"), &awsbedrock.CfnAgentAliasProps{
+		AgentId:        agent.AttrAgentId(),
+		AgentAliasName: s(cfg.Env),
+		Description:    s("FileContext agent (" + cfg.Env + ")"),
+	})
 	awscdk.NewCfnOutput(st.Stack, s("AgentId"), &awscdk.CfnOutputProps{Value: agent.AttrAgentId(), Description: s("The Bedrock agent")})
+	awscdk.NewCfnOutput(st.Stack, s("AgentAliasId"), &awscdk.CfnOutputProps{Value: alias.AttrAgentAliasId(), Description: s("The alias to invoke the agent by")})
+}
+
+// modelResources are the ARNs the agent's role may invoke for a model id.
+// An inference profile id (us., eu., apac., global. ... before the model id)
+// needs the profile and the foundation model in every region it routes to
+// ("Prerequisites for inference profiles", Bedrock user guide); a plain
+// model id needs the foundation model in the stack's region.
+func modelResources(model string) []*string {
+	if prefix, base, ok := strings.Cut(model, "."); ok && isProfilePrefix(prefix) {
+		return []*string{
+			awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/"+model), nil),
+			awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:*::foundation-model/"+base), nil),
+		}
+	}
+	return []*string{awscdk.Fn_Sub(s("arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/"+model), nil)}
+}
+
+// isProfilePrefix tells the geography prefix of a cross-region inference
+// profile id from a model provider's name.
+func isProfilePrefix(p string) bool {
+	switch p {
+	case "us", "eu", "apac", "global", "us-gov", "ca", "jp", "au":
+		return true
+	}
+	return false
 }
 
 // instruction is the agent's instruction: the catalog's capability text.
 func instruction(c *Catalog) string {
 	return "You help people with the documents in a shared file store. " + c.files.Instructions()
+}
+
+// notificationsHandlerLogs gives CDK's bucket-notifications handler (a
+// function the stack does not otherwise manage) a log group with the stack's
+// retention, instead of one Lambda creates on first run and keeps forever.
+func (st *Stack) notificationsHandlerLogs(retention awslogs.RetentionDays, removal awscdk.RemovalPolicy) {
+	for _, c := range *st.Stack.Node().FindAll(constructs.ConstructOrder_PREORDER) {
+		path := *c.Node().Path()
+		if !strings.Contains(path, "/BucketNotificationsHandler") || !strings.HasSuffix(path, "/Resource") || strings.Contains(path, "/Role/") {
+			continue
+		}
+		fn, ok := c.(awscdk.CfnResource)
+		if !ok || *fn.CfnResourceType() != "AWS::Lambda::Function" {
+			continue
+		}
+		awslogs.NewLogGroup(st.Stack, s("BucketNotificationsHandlerLogs"), &awslogs.LogGroupProps{
+			LogGroupName:  s("/aws/lambda/" + *fn.Ref()),
+			Retention:     retention,
+			RemovalPolicy: removal,
+		})
+	}
 }
 
 // narrowNotificationsPolicy scopes the policy of CDK's bucket-notifications

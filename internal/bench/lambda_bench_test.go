@@ -170,7 +170,7 @@ func initOnce(b *testing.B, bootstrap string) time.Duration {
 // the binary's size and the size of a zip holding it as "bootstrap".
 func armSize(b *testing.B, pkg string) (int64, int64) {
 	out := filepath.Join(b.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
 	if o, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, o)

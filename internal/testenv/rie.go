@@ -50,7 +50,7 @@ func FreePort(t testing.TB) int {
 func BuildBootstrap(t testing.TB, pkg string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", pkg, err, b)

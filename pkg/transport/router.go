@@ -139,6 +139,12 @@ func (r *Router) route(ctx context.Context, req Request) toolapi.Result {
 	case r.Tools == nil:
 	case path == "/tools" && req.Method == http.MethodGet:
 		return toolapi.Result{Status: http.StatusOK, Body: r.Tools.Catalog()}
+	case path == "/openapi.json" && req.Method == http.MethodGet && req.Query["group"] != "":
+		doc, err := r.Tools.GroupOpenAPI(r.Title, req.Query["group"])
+		if err != nil {
+			return toolapi.ErrorResult(err)
+		}
+		return toolapi.Result{Status: http.StatusOK, Body: doc}
 	case path == "/openapi.json" && req.Method == http.MethodGet:
 		return toolapi.Result{Status: http.StatusOK, Body: r.Tools.OpenAPI(r.Title)}
 	case strings.HasPrefix(path, "/tools/") && req.Method == http.MethodPost:

@@ -468,3 +468,52 @@ func TestOpenAPIForBedrock(t *testing.T) {
 	}
 	t.Logf("openapi-spec-validator: %s", strings.TrimSpace(string(out)))
 }
+
+// GET /openapi.json?group= is the document of one action group: at most 11
+// operations, write operations asking for confirmation, the graph group
+// described even by a host without the graph; each passes the validator.
+func TestOpenAPIOfOneActionGroup(t *testing.T) {
+	s := newSetup(t, writable(), nil)
+	validator, err := exec.LookPath("openapi-spec-validator")
+	if err != nil {
+		t.Fatal("openapi-spec-validator (on the machine image) is not installed")
+	}
+	want := map[string][]string{
+		"read":  {"file_access_grep", "file_access_ls", "file_access_read", "file_access_read_lines", "file_context_download", "file_context_info", "file_context_read_range"},
+		"write": {"file_access_delete", "file_access_replace", "file_access_replace_lines", "file_access_write"},
+		"graph": {"file_context_markdown_graph_export", "file_context_markdown_graph_search"},
+	}
+	for _, group := range toolapi.Groups {
+		res := s.router.Serve(context.Background(), transport.Request{Method: "GET", Path: "/openapi.json", Query: map[string]string{"group": group}})
+		var doc struct {
+			Paths map[string]map[string]map[string]any `json:"paths"`
+		}
+		if res.Status != 200 || json.Unmarshal(res.Body, &doc) != nil {
+			t.Fatalf("%s: %d %s", group, res.Status, res.Body)
+		}
+		var ops []string
+		for p, item := range doc.Paths {
+			ops = append(ops, strings.TrimPrefix(p, "/tools/"))
+			if (item["post"]["x-requireConfirmation"] == "ENABLED") != (group == "write") {
+				t.Errorf("%s %s: x-requireConfirmation %v", group, p, item["post"]["x-requireConfirmation"])
+			}
+		}
+		sort.Strings(ops)
+		if strings.Join(ops, ",") != strings.Join(want[group], ",") || len(ops) > toolapi.MaxGroupOperations {
+			t.Errorf("group %s = %v", group, ops)
+		}
+		path := filepath.Join(t.TempDir(), group+".json")
+		os.WriteFile(path, res.Body, 0o644)
+		if out, err := exec.Command(validator, path).CombinedOutput(); err != nil {
+			t.Errorf("%s: openapi-spec-validator: %v\n%s", group, err, out)
+		}
+	}
+	res := s.router.Serve(context.Background(), transport.Request{Method: "GET", Path: "/openapi.json", Query: map[string]string{"group": "admin"}})
+	if res.Status != 400 {
+		t.Errorf("an unknown group = %d", res.Status)
+	}
+	res = s.router.Serve(context.Background(), transport.Request{Method: "GET", Path: "/openapi.json"})
+	if !bytes.Contains(res.Body, []byte("not the document of one Bedrock action group")) {
+		t.Error("the whole document does not say it is not for one action group")
+	}
+}

@@ -1,0 +1,44 @@
+package toolapi
+
+// Names of the Markdown knowledge graph tools. Their definitions live here,
+// without the graph itself, so a host without the graph (the tools
+// function) can still describe them, as the OpenAPI document of the graph
+// action group does; package graphtools attaches the runs.
+const (
+	ToolGraphSearch = "file_context_markdown_graph_search"
+	ToolGraphExport = "file_context_markdown_graph_export"
+)
+
+// GraphSpecs returns the graph tools' names, descriptions and parameters,
+// without Run.
+func GraphSpecs() []Tool {
+	dir := Param{Name: "directory", Type: "string", Default: "", Description: "Optional. Directory whose .md files (recursively) make the graph; '' (the default) is the root."}
+	one := 1
+	return []Tool{
+		{
+			Name:     ToolGraphSearch,
+			ReadOnly: true,
+			Description: "Search the knowledge graph built from the Markdown files in scope: each document is a schema:Article with its front-matter title, summary, " +
+				"tags, author and dates; links and [[wiki links]] connect documents. Ranking: exact title 1.0, title contains 0.95, description 0.75, " +
+				"keywords and related labels 0.65, body text 0.5 (all query words 0.4); ties by label. Returns {documentCount, tripleCount, " +
+				"matches: [{nodeId, label, description?, path?, score, source}], snapshot: {fingerprint, reused, fetched}}; path can be passed to the read tools. " +
+				"At most 1,000 files of at most 1 MiB.",
+			Params: []Param{
+				{Name: "query", Type: "string", Required: true, Description: "Words to find; not blank."},
+				dir,
+				{Name: "maxResults", Type: "integer", Minimum: &one, Default: 10, Description: "Optional. How many matches; default 10, at most 100."},
+			},
+		},
+		{
+			Name:     ToolGraphExport,
+			ReadOnly: true,
+			Description: "Export the knowledge graph of the Markdown files in scope. format is one of: jsonld (compacted JSON-LD; also JsonLd, json-ld), " +
+				"turtle (also ttl), mermaid (a 'graph LR' flowchart), dot (Graphviz). Returns {format, documentCount, tripleCount, truncated, content}; " +
+				"content is cut at 200,000 bytes with truncated: true.",
+			Params: []Param{
+				{Name: "format", Type: "string", Required: true, Description: "jsonld, turtle, mermaid or dot (case-insensitive; also JsonLd, json-ld, ttl)."},
+				dir,
+			},
+		},
+	}
+}
