@@ -363,17 +363,6 @@ func fitContent(tool string, obj map[string]any, typed any, args map[string]any,
 	return build(0, plo)
 }
 
-func lastLineEnd(s string) int {
-	i := strings.LastIndexAny(s, "\n\r")
-	if i < 0 {
-		return 0
-	}
-	if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-		i++
-	}
-	return i + 1
-}
-
 // fitDownload cuts a page of bytes and continues from the first byte left
 // out, with every argument of the call and the page's etag, so the rest
 // cannot mix two versions.
