@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 env=${1:?usage: scripts/synth.sh dev|staging|prod [key=value ...]}
 shift
 [ -f dist/lambda/graph.zip ] || scripts/build-lambdas.sh >/dev/null
+# The context is cdk.json's (its feature flags, as `cdk deploy` reads them)
+# with the environment and the extra keys on top.
 ctx=$(python3 -c '
 import json, sys
-c = {"env": sys.argv[1], "assets": sys.argv[2]}
+c = json.load(open("infra/cdk/cdk.json"))["context"]
+c.update({"env": sys.argv[1], "assets": sys.argv[2]})
 for kv in sys.argv[3:]:
     k, v = kv.split("=", 1)
     c[k] = v

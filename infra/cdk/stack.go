@@ -189,6 +189,8 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 	}
 	st.narrowNotificationsPolicy()
 	st.notificationsHandlerLogs(retention, removal)
+	st.accessLogs(cfg)
+	st.suppressFindings(cfg)
 
 	out := func(id string, v *string, desc string) {
 		awscdk.NewCfnOutput(st.Stack, s(id), &awscdk.CfnOutputProps{Value: v, Description: s(desc)})
@@ -211,9 +213,11 @@ func (st *Stack) api(cfg Config, catalog *Catalog, removal awscdk.RemovalPolicy,
 		DefaultMethodOptions: &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_IAM},
 		EndpointTypes:        &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
 		DeployOptions: &awsapigateway.StageOptions{
-			StageName:            s(cfg.Env),
-			TracingEnabled:       jsii.Bool(cfg.Tracing),
-			LoggingLevel:         map[bool]awsapigateway.MethodLoggingLevel{true: awsapigateway.MethodLoggingLevel_ERROR, false: awsapigateway.MethodLoggingLevel_OFF}[cfg.Prod()],
+			StageName:      s(cfg.Env),
+			TracingEnabled: jsii.Bool(cfg.Tracing),
+			// Execution logs of failed calls, in every environment: at ERROR
+			// they cost little and are what an operator reads first.
+			LoggingLevel:         awsapigateway.MethodLoggingLevel_ERROR,
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(access),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_JsonWithStandardFields(nil),
 			ThrottlingRateLimit:  jsii.Number(50),

@@ -41,10 +41,27 @@ func synth(t *testing.T, ctx map[string]any) (*Stack, map[string]any) {
 }
 
 // newApp is an app with a context and the built function zips.
+// The feature flags of cdk.json (what `cdk deploy` reads) apply as in a
+// deployment.
 func newApp(t *testing.T, ctx map[string]any) awscdk.App {
 	t.Helper()
-	ctx["assets"] = assets(t)
-	return awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(t.TempDir())})
+	b, err := os.ReadFile("cdk.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct{ Context map[string]any }
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]any{}
+	for k, v := range file.Context {
+		all[k] = v
+	}
+	for k, v := range ctx {
+		all[k] = v
+	}
+	all["assets"] = assets(t)
+	return awscdk.NewApp(&awscdk.AppProps{Context: &all, Outdir: jsii.String(t.TempDir())})
 }
 
 func resources(tpl map[string]any, typ string) map[string]map[string]any {
