@@ -6,10 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/filecontext-aws/filecontext/internal/testenv"
 )
@@ -88,4 +92,110 @@ func TestToolsFunctionUnderRIE(t *testing.T) {
 	if d, ok := rie.InitDuration(); ok {
 		t.Logf("init duration under the emulator: %v", d)
 	}
+}
+
+// stuckListener accepts connections and never answers: a storage endpoint
+// that hangs.
+func stuckListener(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// templateTimeouts reads, from the synthesized dev template, the API's
+// integration timeout and the tools function's operation timeout and
+// function timeout.
+func templateTimeouts(t *testing.T) (integration, operation time.Duration, function int) {
+	path := filepath.Join("..", "..", "infra", "cdk", "cdk.out", "dev", "FileContext-dev.template.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: synthesize the stack first (scripts/synth.sh dev; scripts/test does it before these tests)", err)
+	}
+	var tpl struct {
+		Resources map[string]struct {
+			Type       string
+			Properties map[string]any
+		}
+	}
+	if err := json.Unmarshal(raw, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tpl.Resources {
+		switch r.Type {
+		case "AWS::ApiGateway::Method":
+			if integ, ok := r.Properties["Integration"].(map[string]any); ok {
+				if ms, ok := integ["TimeoutInMillis"].(float64); ok {
+					integration = time.Duration(ms) * time.Millisecond
+				}
+			}
+		case "AWS::Lambda::Function":
+			if name, _ := r.Properties["FunctionName"].(string); strings.HasSuffix(name, "-tools") {
+				vars := r.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+				operation, err = time.ParseDuration(vars["FILECONTEXT_OPERATION_TIMEOUT"].(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				function = int(r.Properties["Timeout"].(float64))
+			}
+		}
+	}
+	if integration == 0 || operation == 0 || function == 0 {
+		t.Fatalf("the template lacks the timeouts: integration %v, operation %v, function %d", integration, operation, function)
+	}
+	return integration, operation, function
+}
+
+// A storage endpoint that never answers gets the contract's 504 from the
+// function, before API Gateway's integration timeout in the template would
+// answer with its own.
+func TestStuckStorageAnswers504BeforeTheIntegrationTimeout(t *testing.T) {
+	integration, operation, function := templateTimeouts(t)
+	env := map[string]string{
+		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"AWS_ENDPOINT_URL_S3": stuckListener(t), "FILECONTEXT_S3_PATH_STYLE": "true",
+		"FILECONTEXT_BUCKET": "stuck", "FILECONTEXT_OPERATION_TIMEOUT": operation.String(),
+		"AWS_LAMBDA_FUNCTION_TIMEOUT": strconv.Itoa(function),
+	}
+	rie := testenv.StartRIE(t, testenv.BuildBootstrap(t, "."), env)
+	event, err := os.ReadFile("../../events/apigw/file_access_read.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := rie.Invoke(context.Background(), event)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := testenv.Answer(t, out)
+	if status != 504 || !strings.Contains(body, `"timeout"`) {
+		t.Errorf("a stuck store answered %d: %s", status, body)
+	}
+	if took >= integration {
+		t.Errorf("the answer took %v, not under the integration timeout of %v", took, integration)
+	}
+	t.Logf("504 after %v (operation timeout %v, integration timeout %v)", took.Round(time.Millisecond), operation, integration)
 }
