@@ -3,6 +3,7 @@ ENV ?= dev
 CDK_VERSION := 2.1148.1
 CDK := npx --yes aws-cdk@$(CDK_VERSION)
 ASSETS := $(CURDIR)/dist/lambda
+CDK_APPROVAL ?= broadening
 
 .PHONY: serve test bench build release-artifacts synth deploy destroy diff bootstrap invoke
 
@@ -31,7 +32,7 @@ diff: build
 	cd infra/cdk && $(CDK) diff -c env=$(ENV) -c assets=$(ASSETS)
 
 deploy: build ## Deploy the stack of ENV (add CONTEXT="-c bedrock=true" for the Bedrock agent)
-	cd infra/cdk && $(CDK) deploy -c env=$(ENV) -c assets=$(ASSETS) $(CONTEXT) --require-approval broadening
+	cd infra/cdk && $(CDK) deploy -c env=$(ENV) -c assets=$(ASSETS) $(CONTEXT) --require-approval $(CDK_APPROVAL)
 
 destroy: ## Delete the stack of ENV (prod keeps its buckets and table)
 	cd infra/cdk && $(CDK) destroy -c env=$(ENV) -c assets=$(ASSETS) --force

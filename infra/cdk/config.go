@@ -30,6 +30,8 @@ type Config struct {
 	ApprovalRetentionDays int    // days decided approval records are kept (default 90)
 	Tracing               bool   // X-Ray tracing of the functions and the API stage
 	GraphConcurrency      int    // reserved concurrency of the graph function; 0 reserves none
+	Architecture          string // arm64 (default) or x86_64: what the function zips were built for
+	S3PathStyle           bool   // path-style S3 addressing in the functions (LocalStack)
 }
 
 // DefaultBedrockModel is the agent's model unless bedrockModel says
@@ -67,6 +69,11 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 		ApprovalOff:   get("approval", "required") == "off",
 		Assets:        get("assets", filepath.Join("..", "..", "dist", "lambda")),
 		Tracing:       get("tracing", "false") == "true",
+		Architecture:  get("architecture", "arm64"),
+		S3PathStyle:   get("s3PathStyle", "false") == "true",
+	}
+	if c.Architecture != "arm64" && c.Architecture != "x86_64" {
+		return c, fmt.Errorf("context architecture must be arm64 or x86_64, got %q", c.Architecture)
 	}
 	var err error
 	for _, n := range []struct {

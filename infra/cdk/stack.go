@@ -120,6 +120,9 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		"FILECONTEXT_OPERATION_TIMEOUT":  s(fmt.Sprintf("%ds", OperationTimeout)),
 		"FILECONTEXT_APPROVAL_RETENTION": s(fmt.Sprintf("%dh", cfg.ApprovalRetentionDays*24)),
 	}
+	if cfg.S3PathStyle {
+		common["FILECONTEXT_S3_PATH_STYLE"] = s("true")
+	}
 	function := func(id, name string, memory float64, timeout float64, extra map[string]*string, tune func(*awslambda.FunctionProps)) awslambda.Function {
 		env := map[string]*string{}
 		for k, v := range common {
@@ -134,7 +137,7 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		props := &awslambda.FunctionProps{
 			FunctionName:  s(cfg.Name(name)),
 			Runtime:       awslambda.Runtime_PROVIDED_AL2023(),
-			Architecture:  awslambda.Architecture_ARM_64(),
+			Architecture:  map[bool]awslambda.Architecture{true: awslambda.Architecture_ARM_64(), false: awslambda.Architecture_X86_64()}[cfg.Architecture == "arm64"],
 			Handler:       s("bootstrap"),
 			Code:          awslambda.Code_FromAsset(s(filepath.Join(cfg.Assets, name+".zip")), nil),
 			MemorySize:    jsii.Number(memory),
