@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/filecontext-aws/filecontext/pkg/client"
+	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
 // approvals drives the approval routes of a server.
@@ -17,6 +21,11 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var r remote
 	r.flags(fs)
+	// With --root or --bucket the approvals are decided in this process, on
+	// the state folder of that root (or --state): how the approvals of an
+	// MCP stdio server are decided, with no server running.
+	var lf localFlags
+	lf.register(fs)
 	status := fs.String("status", "pending", "list: the status to list")
 	limit := fs.Int("limit", 0, "list: page size (1-100)")
 	next := fs.String("next-token", "", "list: the nextToken of the previous page")
@@ -29,10 +38,40 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "filecontext approvals: say list, show ID, approve ID or reject ID\n")
 		return 2
 	}
-	c, err := r.client(ctx)
-	if err != nil {
-		fmt.Fprintln(stderr, "filecontext approvals:", err)
-		return 2
+	var do func(method, path string, body []byte, idempotent bool) ([]byte, error)
+	if *lf.root != "" || *lf.bucket != "" {
+		h, code, err := openLocal(ctx, &lf, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+		if err != nil {
+			fmt.Fprintln(stderr, "filecontext approvals:", err)
+			return code
+		}
+		defer h.close()
+		do = func(method, path string, body []byte, _ bool) ([]byte, error) {
+			u, _ := url.Parse(path)
+			query := map[string]string{}
+			for k, v := range u.Query() {
+				query[k] = v[0]
+			}
+			res := h.parts.Router.Serve(ctx, transport.Request{Method: method, Path: u.Path, Query: query, Body: body, Caller: localOperator})
+			if res.Status >= 400 {
+				var e struct{ Error *client.Error }
+				if json.Unmarshal(res.Body, &e) == nil && e.Error != nil {
+					e.Error.Status = res.Status
+					return res.Body, e.Error
+				}
+			}
+			return res.Body, nil
+		}
+	} else {
+		c, err := r.client(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "filecontext approvals:", err)
+			return 2
+		}
+		do = func(method, path string, body []byte, idempotent bool) ([]byte, error) {
+			_, out, err := c.Do(ctx, method, path, body, idempotent)
+			return out, err
+		}
 	}
 	var out []byte
 	switch {
@@ -44,14 +83,14 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if *next != "" {
 			q.Set("nextToken", *next)
 		}
-		_, out, err = c.Do(ctx, http.MethodGet, "/approvals?"+q.Encode(), nil, true)
+		out, err = do(http.MethodGet, "/approvals?"+q.Encode(), nil, true)
 	case rest[0] == "show" && len(rest) == 2:
-		_, out, err = c.Do(ctx, http.MethodGet, "/approvals/"+url.PathEscape(rest[1]), nil, true)
+		out, err = do(http.MethodGet, "/approvals/"+url.PathEscape(rest[1]), nil, true)
 	case rest[0] == "approve" && len(rest) == 2:
-		_, out, err = c.Do(ctx, http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/approve", nil, false)
+		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/approve", nil, false)
 	case rest[0] == "reject" && len(rest) == 2:
 		body, _ := json.Marshal(map[string]string{"reason": *reason})
-		_, out, err = c.Do(ctx, http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/reject", body, false)
+		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/reject", body, false)
 	default:
 		fmt.Fprintf(stderr, "filecontext approvals: unknown form %q\n", rest)
 		return 2

@@ -4,6 +4,7 @@
 //	                  [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
 //	filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL]
 //	filecontext tools [--endpoint URL]
+//	filecontext mcp --root DIR | --endpoint URL [--sigv4 --region R]
 //	filecontext approvals list|show|approve|reject ...
 //	filecontext agent [--model-endpoint URL] [--model NAME] PROMPT
 package main
@@ -28,9 +29,11 @@ const usage = `usage:
                     [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
   filecontext call TOOL [key=value ...] [key:=json ...] [--endpoint URL] [--sigv4 --region R]
   filecontext tools [--endpoint URL] [--sigv4 --region R]
-  filecontext approvals list [--status pending] [--limit N] [--next-token T] [--endpoint URL]
-  filecontext approvals show|approve ID [--endpoint URL]
-  filecontext approvals reject ID [--reason TEXT] [--endpoint URL]
+  filecontext mcp --root DIR [--write-tools enabled] [--approval required|off] [--state DIR] [--bucket NAME [--prefix P]]
+  filecontext mcp --endpoint URL [--sigv4 --region R]
+  filecontext approvals list [--status pending] [--limit N] [--next-token T] [--endpoint URL | --root DIR [--state DIR]]
+  filecontext approvals show|approve ID [--endpoint URL | --root DIR [--state DIR]]
+  filecontext approvals reject ID [--reason TEXT] [--endpoint URL | --root DIR [--state DIR]]
   filecontext agent [--model-endpoint URL] [--model NAME] [--conversation FILE] [--concurrent] [--endpoint URL] PROMPT
 `
 
@@ -51,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return approvals(ctx, args[1:], stdout, stderr)
 	case "agent":
 		return runAgent(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

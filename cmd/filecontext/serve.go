@@ -39,23 +39,41 @@ var (
 	localOperator = toolapi.Caller{ID: "local:operator"}
 )
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	root := fs.String("root", "", "directory to serve (the embedded default)")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback")
-	writeTools := fs.String("write-tools", "disabled", "enabled or disabled")
-	approval := fs.String("approval", "required", "required or off")
-	state := fs.String("state", "", "directory for approvals and snapshots, outside --root (default: under the user state directory)")
-	bucket := fs.String("bucket", "", "serve an S3 bucket instead of a directory (default AWS configuration)")
-	prefix := fs.String("prefix", "", "root prefix inside --bucket")
-	if rest, err := parseArgs(fs, args); err != nil || len(rest) > 0 {
-		if err == nil {
-			fmt.Fprintf(stderr, "filecontext serve: unexpected arguments %q\n", rest)
-		}
-		return 2
+// localFlags are the flags of every command that hosts the tools in this
+// process: serve and mcp.
+type localFlags struct {
+	root, writeTools, approval, state, bucket, prefix *string
+}
+
+func (f *localFlags) register(fs *flag.FlagSet) {
+	f.root = fs.String("root", "", "directory to serve (the embedded default)")
+	f.writeTools = fs.String("write-tools", "disabled", "enabled or disabled")
+	f.approval = fs.String("approval", "required", "required or off")
+	f.state = fs.String("state", "", "directory for approvals and snapshots, outside --root (default: under the user state directory)")
+	f.bucket = fs.String("bucket", "", "serve an S3 bucket instead of a directory (default AWS configuration)")
+	f.prefix = fs.String("prefix", "", "root prefix inside --bucket")
+}
+
+// localHost is the tool layer of this process over the flags' store, with
+// its approvals and graph; close releases it.
+type localHost struct {
+	parts    *app.Parts
+	log      *slog.Logger
+	what     string // what is served, for the start line
+	stateDir string
+	closers  []func()
+}
+
+func (h *localHost) close() {
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		h.closers[i]()
 	}
-	env := map[string]string{"FILECONTEXT_WRITE_TOOLS": *writeTools, "FILECONTEXT_APPROVAL": *approval, "FILECONTEXT_ROOT_PREFIX": *prefix}
+}
+
+// openLocal opens the store, the state and the services the flags name. A
+// returned exit code of 2 is a bad command line, 1 a failure to start.
+func openLocal(ctx context.Context, f *localFlags, log *slog.Logger) (*localHost, int, error) {
+	env := map[string]string{"FILECONTEXT_WRITE_TOOLS": *f.writeTools, "FILECONTEXT_APPROVAL": *f.approval, "FILECONTEXT_ROOT_PREFIX": *f.prefix}
 	cfg, err := config.Load(func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
@@ -63,99 +81,113 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return os.Getenv(k)
 	}, 0)
 	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 2
+		return nil, 2, err
 	}
+	h := &localHost{}
+	fail := func(code int, err error) (*localHost, int, error) { h.close(); return nil, code, err }
 	var store fileops.Store
 	var stateKey string
+	root := *f.root
 	switch {
-	case *bucket != "" && *root != "":
-		fmt.Fprintln(stderr, "filecontext: give --root or --bucket, not both")
-		return 2
-	case *bucket != "":
+	case *f.bucket != "" && root != "":
+		return fail(2, errors.New("give --root or --bucket, not both"))
+	case *f.bucket != "":
 		awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 		if err != nil {
-			fmt.Fprintln(stderr, "filecontext: AWS configuration:", err)
-			return 1
+			return fail(1, fmt.Errorf("AWS configuration: %w", err))
 		}
-		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = cfg.S3PathStyle }), *bucket)
+		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = cfg.S3PathStyle }), *f.bucket)
 		// The state folder follows the normalized root, so "team" and
 		// "team/" park their approvals in the same place.
-		stateKey = "s3://" + *bucket + "/" + cfg.Root.Prefix()
-	case *root != "":
-		abs, err := filepath.Abs(*root)
+		stateKey = "s3://" + *f.bucket + "/" + cfg.Root.Prefix()
+		h.what = "s3://" + *f.bucket + "/" + *f.prefix
+	case root != "":
+		abs, err := filepath.Abs(root)
 		if err != nil {
-			fmt.Fprintln(stderr, "filecontext:", err)
-			return 2
+			return fail(2, err)
 		}
 		ds, err := dirstore.Open(abs)
 		if err != nil {
-			fmt.Fprintln(stderr, "filecontext:", err)
-			return 2
+			return fail(2, err)
 		}
-		defer ds.Close()
-		store, stateKey, *root = ds, abs, abs
+		h.closers = append(h.closers, func() { ds.Close() })
+		store, stateKey, root, h.what = ds, abs, abs, abs
 		if cfg.Root.Prefix() != "" {
 			stateKey += "\x00" + cfg.Root.Prefix()
 		}
 	default:
-		fmt.Fprintln(stderr, "filecontext: --root DIR (or --bucket NAME) is required")
-		return 2
+		return fail(2, errors.New("--root DIR (or --bucket NAME) is required"))
 	}
-	stateDir, err := stateDirFor(*state, stateKey, *root)
+	if h.stateDir, err = stateDirFor(*f.state, stateKey, root); err != nil {
+		return fail(2, err)
+	}
+	approvals, err := boltstore.Open(filepath.Join(h.stateDir, "approvals.db"))
 	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 2
+		return fail(1, err)
 	}
-	approvals, err := boltstore.Open(filepath.Join(stateDir, "approvals.db"))
+	h.closers = append(h.closers, func() { approvals.Close() })
+	staging, err := stateStore(h.stateDir, "staging")
 	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
+		return fail(1, err)
 	}
-	defer approvals.Close()
-	staging, err := stateStore(stateDir, "staging")
+	h.closers = append(h.closers, func() { staging.Close() })
+	snapshots, err := stateStore(h.stateDir, "snapshots")
 	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
+		return fail(1, err)
 	}
-	defer staging.Close()
-	snapshots, err := stateStore(stateDir, "snapshots")
-	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
+	h.closers = append(h.closers, func() { snapshots.Close() })
+	h.log = log
+	if h.log == nil {
+		h.log = app.Logger(cfg.LogLevel)
 	}
-	defer snapshots.Close()
-	log := app.Logger(cfg.LogLevel)
 	graph := mdkb.New(store, cfg.Root, snapshots, cfg.GraphLimits)
-	defer graph.Flush()
-	parts, err := app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
-		app.Serve{Tools: true, Extra: graphtools.Tools(graph), ApprovalRoutes: true}, log)
+	h.closers = append(h.closers, graph.Flush)
+	h.parts, err = app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
+		app.Serve{Tools: true, Extra: graphtools.Tools(graph), ApprovalRoutes: true}, h.log)
 	if err != nil {
-		fmt.Fprintln(stderr, "filecontext:", err)
+		return fail(2, err)
+	}
+	return h, 0, nil
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf localFlags
+	lf.register(fs)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address; keep it on loopback")
+	if rest, err := parseArgs(fs, args); err != nil || len(rest) > 0 {
+		if err == nil {
+			fmt.Fprintf(stderr, "filecontext serve: unexpected arguments %q\n", rest)
+		}
 		return 2
 	}
+	h, code, err := openLocal(ctx, &lf, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext:", err)
+		return code
+	}
+	defer h.close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "filecontext:", err)
 		return 1
 	}
-	handler := &transport.HTTPHandler{Router: parts.Router, CallerFor: func(r *http.Request) toolapi.Caller {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHTTPHandler(ctx, h.parts.Tools, localAgent, h.log))
+	mux.Handle("/", &transport.HTTPHandler{Router: h.parts.Router, CallerFor: func(r *http.Request) toolapi.Caller {
 		if strings.HasPrefix(r.URL.Path, "/approvals") {
 			return localOperator
 		}
 		return localAgent
-	}}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	what := *root
-	if *bucket != "" {
-		what = "s3://" + *bucket + "/" + *prefix
-	}
+	}})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "filecontext: serving %s on http://%s (write tools %s, approval %s, state %s)\n",
-		what, ln.Addr(), *writeTools, *approval, stateDir)
+		h.what, ln.Addr(), *lf.writeTools, *lf.approval, h.stateDir)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	if parts.Approvals != nil {
-		go sweepEvery(ctx, parts.Approvals, sweepInterval, log)
+	if h.parts.Approvals != nil {
+		go sweepEvery(ctx, h.parts.Approvals, sweepInterval, h.log)
 	}
 	select {
 	case err := <-errc:

@@ -1,8 +1,10 @@
 // Package boltstore is the embedded approval store of the local server: one
 // bbolt file under the server's state directory, so pending approvals
 // survive a restart. Each method is one bbolt transaction, which makes the
-// version check and the write of Update atomic. One process at a time holds
-// the file.
+// version check and the write of Update atomic. The file is opened for each
+// transaction and closed after it, so several processes share one state
+// folder (an MCP stdio server and `filecontext approvals`, say): bbolt's
+// file lock serializes them, and a mutex does within a process.
 package boltstore
 
 import (
@@ -11,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,18 +27,21 @@ var (
 )
 
 // Store is an approval.Store in a bbolt file.
-type Store struct{ db *bolt.DB }
+type Store struct {
+	path string
+	mu   sync.Mutex
+}
+
+// lockWait is how long a transaction waits for another process holding
+// the file.
+const lockWait = 10 * time.Second
 
 var _ approval.Store = (*Store)(nil)
 
-// Open opens (or creates) the store file. It waits up to a second for
-// another process holding it.
+// Open creates the store file if needed and checks that it can be opened.
 func Open(path string) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("approvals store %s: %w", path, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	s := &Store{path: path}
+	err := s.update(func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(records); err != nil {
 			return err
 		}
@@ -43,14 +49,35 @@ func Open(path string) (*Store, error) {
 		return err
 	})
 	if err != nil {
-		db.Close()
-		return nil, err
+		return nil, fmt.Errorf("approvals store %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return s, nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close releases nothing: the file is closed after every transaction.
+func (s *Store) Close() error { return nil }
+
+func (s *Store) with(fn func(db *bolt.DB) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: lockWait})
+	if err != nil {
+		return err
+	}
+	err = fn(db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	return s.with(func(db *bolt.DB) error { return db.Update(fn) })
+}
+
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	return s.with(func(db *bolt.DB) error { return db.View(fn) })
+}
 
 // indexKey orders records of one status by request time, then ID.
 func indexKey(r *approval.Record) []byte {
@@ -62,7 +89,7 @@ func (s *Store) Create(ctx context.Context, r *approval.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(records)
 		if b.Get([]byte(r.ApprovalID)) != nil {
 			return approval.ErrExists
@@ -89,7 +116,7 @@ func (s *Store) Get(ctx context.Context, id string) (*approval.Record, error) {
 		return nil, err
 	}
 	var r *approval.Record
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		r, err = get(tx, id)
 		return err
@@ -114,7 +141,7 @@ func (s *Store) Update(ctx context.Context, r *approval.Record, expect int64) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		cur, err := get(tx, r.ApprovalID)
 		if err != nil {
 			if err == approval.ErrNotFound {
@@ -149,7 +176,7 @@ func (s *Store) List(ctx context.Context, status approval.Status, limit int, tok
 	}
 	var out []*approval.Record
 	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(byState).Cursor()
 		k, v := c.Seek(prefix)
 		if after != nil {
