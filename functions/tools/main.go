@@ -40,7 +40,7 @@ func start() error {
 			st.Staging = s3store.New(clients.S3, cfg.SystemBucket)
 		}
 	}
-	parts, err := app.Build(cfg, st, app.Serve{Tools: true}, app.Logger(cfg.LogLevel))
+	parts, err := app.Build(cfg, st, app.Serve{Tools: true, MCP: true}, app.Logger(cfg.LogLevel))
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,11 @@ func Gateway(t testing.TB, callerArn string, route func(path string) *testenv.RI
 			http.Error(w, `{"message":"Missing Authentication Token"}`, http.StatusForbidden)
 			return
 		}
-		out, err := rie.Invoke(r.Context(), testenv.APIGatewayEvent(r.Method, r.URL.Path, string(body), callerArn, query))
+		headers := map[string]string{}
+		for k, v := range r.Header {
+			headers[k] = v[0]
+		}
+		out, err := rie.Invoke(r.Context(), testenv.APIGatewayEventWithHeaders(r.Method, r.URL.Path, string(body), callerArn, query, headers))
 		if err != nil {
 			http.Error(w, `{"message":"Internal server error"}`, http.StatusBadGateway)
 			return

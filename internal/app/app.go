@@ -16,6 +16,7 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -71,6 +72,8 @@ type Serve struct {
 	Extra          []toolapi.Tool // tools beyond the file tools (the graph tools)
 	// AfterWrite is the approval test hook (see approval.Options).
 	AfterWrite func(*approval.Record) error
+	// MCP serves the tools over MCP's streamable HTTP at POST /mcp.
+	MCP bool
 }
 
 // Build assembles the services and the router.
@@ -104,6 +107,9 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 		}
 		p.Tools = toolapi.New(opts)
 		p.Router.Tools = p.Tools
+	}
+	if serve.MCP && p.Tools != nil {
+		p.Router.Extra = append(p.Router.Extra, &mcpserve.Route{Tools: p.Tools, Version: Title})
 	}
 	if serve.ApprovalRoutes {
 		if p.Approvals == nil {

@@ -9,8 +9,18 @@ import (
 // APIGatewayEvent returns a REST (payload 1.0) proxy event as API Gateway
 // sends it with AWS_IAM authorization: the caller's ARN in the identity.
 func APIGatewayEvent(method, path, body, callerArn string, query map[string]string) []byte {
+	return APIGatewayEventWithHeaders(method, path, body, callerArn, query, nil)
+}
+
+// APIGatewayEventWithHeaders is APIGatewayEvent with request headers (a
+// Content-Type of application/json unless they name one).
+func APIGatewayEventWithHeaders(method, path, body, callerArn string, query, headers map[string]string) []byte {
+	h := map[string]string{"Content-Type": "application/json"}
+	for k, v := range headers {
+		h[k] = v
+	}
 	e := map[string]any{
-		"resource": path, "path": path, "httpMethod": method, "headers": map[string]string{"Content-Type": "application/json"},
+		"resource": path, "path": path, "httpMethod": method, "headers": h,
 		"queryStringParameters": query, "body": body, "isBase64Encoded": false,
 		"requestContext": map[string]any{"requestId": "e2e", "stage": "dev", "httpMethod": method, "resourcePath": path,
 			"identity": map[string]any{"userArn": callerArn, "caller": callerArn}},

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/base64"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -26,7 +27,11 @@ func CallerFromAPIGateway(e *events.APIGatewayProxyRequest) toolapi.Caller {
 
 // ServeAPIGateway answers an API Gateway REST (payload 1.0) proxy event.
 func (r *Router) ServeAPIGateway(ctx context.Context, e *events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
-	req := Request{Method: e.HTTPMethod, Path: e.Path, Query: e.QueryStringParameters, Caller: CallerFromAPIGateway(e),
+	header := make(map[string]string, len(e.Headers))
+	for k, v := range e.Headers {
+		header[http.CanonicalHeaderKey(k)] = v
+	}
+	req := Request{Method: e.HTTPMethod, Path: e.Path, Query: e.QueryStringParameters, Header: header, Caller: CallerFromAPIGateway(e),
 		RequestID: e.RequestContext.RequestID}
 	var res Response
 	if e.IsBase64Encoded {

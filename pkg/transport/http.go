@@ -54,7 +54,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			query[k] = v[0]
 		}
 	}
-	req.Query, req.Body = query, body
+	header := make(map[string]string, len(r.Header))
+	for k, v := range r.Header {
+		header[k] = v[0]
+	}
+	req.Query, req.Header, req.Body = query, header, body
 	writeJSON(w, h.Router.Serve(r.Context(), req))
 }
 

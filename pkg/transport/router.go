@@ -25,10 +25,15 @@ type Request struct {
 	Method    string
 	Path      string // e.g. "/tools/file_access_read"
 	Query     map[string]string
+	Header    map[string]string // canonical names; the routes that read headers (MCP) use them
 	Body      []byte
 	Caller    toolapi.Caller
 	RequestID string
 }
+
+// RawJSON is a result body that is already JSON (or empty, for a 202 with
+// no body): the Router sends it as it is.
+type RawJSON []byte
 
 // Response is a status and a JSON body.
 type Response struct {
@@ -108,6 +113,10 @@ func (r *Router) Serve(ctx context.Context, req Request) Response {
 
 // Respond encodes a result and logs the call once.
 func (r *Router) Respond(req Request, res toolapi.Result, start time.Time) Response {
+	if raw, ok := res.Body.(RawJSON); ok {
+		r.logCall(req, res, time.Since(start))
+		return Response{Status: res.Status, Body: raw, Result: res}
+	}
 	body, err := marshal(res.Body)
 	if err != nil {
 		res = toolapi.ErrorResult(fault.New(fault.Internal, "internal error").WithCause(err))
