@@ -10,12 +10,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
 // version is the CLI's version as MCP clients see it.
-var version = "dev"
+var version = app.Version
 
 // runMCP serves the tools over MCP on stdio: from this process over the
 // flags' store (the flags of serve), or, with --endpoint, as a bridge to a
@@ -60,7 +61,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			go sweepEvery(ctx, h.parts.Approvals, sweepInterval, h.log)
 		}
 		backend = mcpserve.Local(h.parts.Tools, localAgent)
-		fmt.Fprintf(stderr, "filecontext mcp: serving %s on stdio (state %s; decide approvals with `filecontext approvals --state %s`)\n", h.what, h.stateDir, h.stateDir)
+		fmt.Fprintf(stderr, "filecontext mcp: serving %s on stdio (state %s; decide approvals with `filecontext approvals list|approve|reject` and the same --root/--bucket and --state)\n", h.what, h.stateDir)
 	}
 	server, err := mcpserve.NewServer(ctx, backend, version)
 	if err != nil {

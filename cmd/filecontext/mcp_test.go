@@ -67,6 +67,8 @@ func exerciseMCP(t *testing.T, s *mcp.ClientSession, writes bool) (approvalID st
 	t.Helper()
 	if init := s.InitializeResult(); init == nil || !strings.Contains(init.Instructions, "file_context_read_range") {
 		t.Errorf("initialize gave no agent instructions: %+v", init)
+	} else if v, _ := os.ReadFile("../../VERSION"); init.ServerInfo.Version != strings.TrimSpace(string(v)) {
+		t.Errorf("server version %q, VERSION says %q", init.ServerInfo.Version, v)
 	}
 	list, err := s.ListTools(context.Background(), nil)
 	if err != nil {

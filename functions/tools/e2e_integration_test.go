@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/filecontext-aws/filecontext/internal/agenttest"
 	"github.com/filecontext-aws/filecontext/internal/testenv"
 )
 
@@ -198,4 +202,87 @@ func TestStuckStorageAnswers504BeforeTheIntegrationTimeout(t *testing.T) {
 		t.Errorf("the answer took %v, not under the integration timeout of %v", took, integration)
 	}
 	t.Logf("504 after %v (operation timeout %v, integration timeout %v)", took.Round(time.Millisecond), operation, integration)
+}
+
+// MCP's streamable HTTP through the tools function under aws-lambda-rie,
+// behind the API Gateway stand-in, with the Go SDK's client.
+func TestMCPThroughTheToolsFunction(t *testing.T) {
+	target := testenv.Versitygw(t)
+	bucket := testenv.NewBucket(t, target.Client)
+	testenv.UploadDir(t, target.Client, bucket, prefix, filepath.Join("..", "..", "examples"))
+	env := testenv.LambdaEnv(t, bucket, prefix)
+	env["FILECONTEXT_WRITE_TOOLS"], env["FILECONTEXT_APPROVAL"] = "enabled", "off"
+	rie := testenv.StartRIE(t, testenv.BuildBootstrap(t, "."), env)
+	gateway := agenttest.Gateway(t, "arn:aws:iam::111122223333:role/agent", func(string) *testenv.RIE { return rie })
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: gateway + "/mcp"}, nil)
+	if err != nil {
+		t.Fatalf("connect through the gateway: %v\n%s", err, rie.Logs())
+	}
+	defer session.Close()
+	if !strings.Contains(session.InitializeResult().Instructions, "file_context_read_range") {
+		t.Error("no instructions in initialize")
+	}
+	list, err := session.ListTools(ctx, nil)
+	if err != nil || len(list.Tools) < 11 {
+		t.Fatalf("tools/list = %v %v", list, err)
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "file_access_read", Arguments: map[string]any{"fileName": "notes/todo.txt"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "alpha") {
+		t.Fatalf("read = %+v %v", res, err)
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "file_access_write", Arguments: map[string]any{"fileName": "mcp.md", "content": "from MCP"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"applied"`) {
+		t.Fatalf("write = %+v %v", res, err)
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "file_access_read", Arguments: map[string]any{"fileName": "../x"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "invalid_path") {
+		t.Errorf("a hostile path = %+v %v", res, err)
+	}
+	if out := rie.Logs(); strings.Contains(out, bucket) && strings.Contains(res.Content[0].(*mcp.TextContent).Text, bucket) {
+		t.Error("an answer shows the bucket")
+	}
+}
+
+// AgentCore Gateway Lambda targets: the tool named in the client context's
+// bedrockAgentCoreToolName ("<target>___<tool>"), the arguments as the
+// event, the contract JSON as the answer.
+func TestAgentCoreTargetUnderRIE(t *testing.T) {
+	target := testenv.Versitygw(t)
+	bucket := testenv.NewBucket(t, target.Client)
+	testenv.UploadDir(t, target.Client, bucket, prefix, filepath.Join("..", "..", "examples"))
+	rie := testenv.StartRIE(t, testenv.BuildBootstrap(t, "."), testenv.LambdaEnv(t, bucket, prefix))
+	invoke := func(tool, args string) map[string]any {
+		cc, _ := json.Marshal(map[string]any{"custom": map[string]string{
+			"bedrockAgentCoreToolName": "filecontext-target___" + tool, "bedrockAgentCoreGatewayId": "gw-123",
+			"bedrockAgentCoreTargetId": "tg-1", "bedrockAgentCoreMessageVersion": "1.0",
+		}})
+		out, err := rie.InvokeWithHeaders(context.Background(), []byte(args),
+			map[string]string{"X-Amz-Client-Context": base64.StdEncoding.EncodeToString(cc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("%s: %s", tool, out)
+		}
+		return m
+	}
+	if m := invoke("file_access_read", `{"fileName":"notes/todo.txt"}`); !strings.HasPrefix(fmt.Sprint(m["content"]), "alpha") {
+		t.Errorf("read = %v", m)
+	}
+	if m := invoke("file_access_grep", `{"regexPattern":"match"}`); m["results"] == nil {
+		t.Errorf("grep = %v", m)
+	}
+	m := invoke("file_access_read", `{"fileName":"missing.md"}`)
+	if e, _ := m["error"].(map[string]any); e["code"] != "not_found" {
+		t.Errorf("a missing file = %v", m)
+	}
+	m = invoke("file_access_read", `{"fileName":"a.md","nope":1}`)
+	if e, _ := m["error"].(map[string]any); e["code"] != "invalid_argument" {
+		t.Errorf("an unknown argument = %v", m)
+	}
 }

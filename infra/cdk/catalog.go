@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
@@ -102,3 +104,17 @@ func (c *Catalog) Operations(groups []string) int {
 
 // Title is the title of the OpenAPI documents, as the functions serve them.
 const Title = "FileContext for AWS"
+
+// AgentCoreSchemaFile is the name of the AgentCore tool schema in the cloud
+// assembly.
+const AgentCoreSchemaFile = "agentcore-tools.json"
+
+// writeAgentCoreSchema writes the tools function's AgentCore Gateway tool
+// schema into dir.
+func writeAgentCoreSchema(dir string, cfg Config) error {
+	b, err := json.MarshalIndent(NewCatalog(cfg).files.AgentCoreToolSchema(), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, AgentCoreSchemaFile), append(b, '\n'), 0o644)
+}

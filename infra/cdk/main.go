@@ -28,5 +28,11 @@ func main() {
 		os.Exit(2)
 	}
 	NewStack(app, cfg)
-	app.Synth(nil)
+	asm := app.Synth(nil)
+	// The tool schema a Bedrock AgentCore Gateway Lambda target takes for
+	// the tools function, generated from the catalog, beside the template.
+	if err := writeAgentCoreSchema(*asm.Directory(), cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "cdk:", err)
+		os.Exit(1)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -331,5 +332,22 @@ func TestBedrockAgentIsReady(t *testing.T) {
 	}
 	if g := strings.Join(grantsOf(tpl, "AgentRole"), "\n"); !strings.Contains(g, "bedrock:${AWS::Region}::foundation-model/anthropic.claude-3-haiku") || strings.Contains(g, "inference-profile") {
 		t.Errorf("a plain model id grants:\n%s", g)
+	}
+}
+
+// POST /mcp reaches every enabled tool, so only the writer policy allows
+// it; the read-only policy must not.
+func TestMCPRouteIsForWritersOnly(t *testing.T) {
+	_, tpl := synth(t, map[string]any{"env": "dev"})
+	allows := map[string]bool{}
+	for id, r := range resources(tpl, "AWS::IAM::ManagedPolicy") {
+		b, _ := json.Marshal(props(r)["PolicyDocument"])
+		allows[hashSuffix.ReplaceAllString(id, "")] = strings.Contains(string(b), "/POST/mcp")
+	}
+	if !allows["AgentWriterPolicy"] || allows["AgentReadOnlyPolicy"] || allows["ApproverPolicy"] {
+		t.Errorf("policies allowing POST /mcp: %v", allows)
+	}
+	if _, err := os.Stat("cdk.json"); err != nil {
+		t.Fatal(err)
 	}
 }

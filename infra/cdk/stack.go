@@ -249,6 +249,9 @@ func (st *Stack) api(cfg Config, catalog *Catalog, removal awscdk.RemovalPolicy,
 	for _, name := range catalog.GraphTools() {
 		toolsRes.AddResource(s(name), nil).AddMethod(s("POST"), graph, nil)
 	}
+	// MCP's streamable HTTP, served by the tools function. Every enabled
+	// tool is reachable through it, so only the writer policy allows it.
+	root.AddResource(s("mcp"), nil).AddMethod(s("POST"), tools, nil)
 	approvals := root.AddResource(s("approvals"), nil)
 	approvals.AddMethod(s("GET"), approve, nil)
 	one := approvals.AddResource(s("{approvalId}"), nil)
@@ -273,7 +276,7 @@ func (st *Stack) api(cfg Config, catalog *Catalog, removal awscdk.RemovalPolicy,
 	}
 	catalogRoutes := [][2]string{{"GET", "/tools"}, {"GET", "/openapi.json"}}
 	reading := append(append(catalogRoutes, post(withoutApprovalStatus(catalog.ReadTools()))...), post(catalog.GraphTools())...)
-	writing := append(append(reading, post([]string{"file_context_approval_status"})...), post(catalog.WriteTools())...)
+	writing := append(append(append(reading, post([]string{"file_context_approval_status"})...), post(catalog.WriteTools())...), [2]string{"POST", "/mcp"})
 	policy := func(id, name, desc string, routes [][2]string) awsiam.ManagedPolicy {
 		return awsiam.NewManagedPolicy(st.Stack, s(id), &awsiam.ManagedPolicyProps{
 			ManagedPolicyName: s(cfg.Name(name)),

@@ -24,6 +24,10 @@ import (
 // Title names the API in the OpenAPI document.
 const Title = "FileContext for AWS"
 
+// Version is the release (the VERSION file; a test keeps them equal), as
+// MCP clients see it.
+const Version = "1.0.0"
+
 // Logger returns the JSON logger of the edge at the configured level.
 func Logger(level string) *slog.Logger {
 	var l slog.Level
@@ -109,7 +113,7 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 		p.Router.Tools = p.Tools
 	}
 	if serve.MCP && p.Tools != nil {
-		p.Router.Extra = append(p.Router.Extra, &mcpserve.Route{Tools: p.Tools, Version: Title})
+		p.Router.Extra = append(p.Router.Extra, &mcpserve.Route{Tools: p.Tools, Version: Version})
 	}
 	if serve.ApprovalRoutes {
 		if p.Approvals == nil {

@@ -157,11 +157,21 @@ func (r *RIE) Logs() string {
 // calls wait their turn: the emulator, like one Lambda instance, serves one
 // invocation at a time.
 func (r *RIE) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return r.InvokeWithHeaders(ctx, payload, nil)
+}
+
+// InvokeWithHeaders is Invoke with headers of the Invoke API, such as
+// X-Amz-Client-Context (base64 JSON), which the emulator hands to the
+// function as its client context.
+func (r *RIE) InvokeWithHeaders(ctx context.Context, payload []byte, headers map[string]string) ([]byte, error) {
 	r.invoke.Lock()
 	defer r.invoke.Unlock()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(payload))
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

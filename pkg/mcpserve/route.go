@@ -39,7 +39,10 @@ func (rt *Route) Serve(ctx context.Context, req transport.Request) (toolapi.Resu
 		return toolapi.ErrorResult(err), true
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		// The request comes through API Gateway, signed with IAM; the SDK's
+		// DNS-rebinding check is for servers a browser can reach on
+		// localhost (the local server's /mcp keeps it).
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(req.Body))
 	if err != nil {
 		return toolapi.ErrorResult(fault.New(fault.InvalidArgument, "The MCP request could not be read.")), true

@@ -111,7 +111,7 @@ func fileTools(files *fileops.Service) []Tool {
 			ReadOnly: true,
 			Description: "Search text files under a directory, recursively, with a regular expression in RE2 syntax (no lookarounds, no backreferences), " +
 				"matched against each line without its terminator (so 'match$' finds 'beta match\\r\\n'). " + lineRule +
-				" Returns {results: [{fileName, snippet, matchingLines: [{lineNumber, line}], truncated?}], truncated, filesScanned, filesSkipped: {tooLarge, binary}, limit?}; " +
+				" Returns {results: [{fileName, snippet, matchingLines: [{lineNumber, line}], truncated?}], truncated, filesScanned, filesSkipped: {tooLarge, binary, invalidName}, limit?}; " +
 				"fileName is relative to the root and can be passed to the read tools. Limits: 500 files scanned, 100 files with matches, 20 lines per file, 4 MiB per file.",
 			Params: []Param{
 				{Name: "regexPattern", Type: "string", Required: true, Description: "RE2 regular expression, matched against each line without its terminator."},

@@ -129,3 +129,38 @@ func jsonResponse(desc string) map[string]any {
 		},
 	}
 }
+
+// AgentCoreToolSchema returns the tool schema a Bedrock AgentCore Gateway
+// Lambda target takes: a list of {name, description, inputSchema}, the
+// input schemas reduced to the keywords the gateway's schema accepts (type,
+// description, properties, required, items). The tools are this host's
+// enabled tools.
+func (s *Server) AgentCoreToolSchema() []map[string]any {
+	var out []map[string]any
+	for _, t := range s.Enabled() {
+		out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": agentCoreSchema(JSONSchema(t.Params, false))})
+	}
+	return out
+}
+
+func agentCoreSchema(v map[string]any) map[string]any {
+	o := map[string]any{}
+	for _, k := range []string{"type", "description", "required"} {
+		if x, ok := v[k]; ok {
+			o[k] = x
+		}
+	}
+	if props, ok := v["properties"].(map[string]any); ok {
+		p := map[string]any{}
+		for name, sub := range props {
+			if m, ok := sub.(map[string]any); ok {
+				p[name] = agentCoreSchema(m)
+			}
+		}
+		o["properties"] = p
+	}
+	if items, ok := v["items"].(map[string]any); ok {
+		o["items"] = agentCoreSchema(items)
+	}
+	return o
+}
