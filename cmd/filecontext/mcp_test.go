@@ -198,4 +198,3 @@ func copyExamples(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
-
