@@ -12,6 +12,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
+	"github.com/filecontext-aws/filecontext/pkg/mcpserve/bridge"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
@@ -49,7 +50,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintln(stderr, "filecontext mcp:", err)
 			return 2
 		}
-		backend = mcpserve.Remote(c)
+		backend = bridge.Remote(c)
 	} else {
 		h, code, err := openLocal(ctx, &lf, log)
 		if err != nil {

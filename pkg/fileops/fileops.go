@@ -72,7 +72,23 @@ func MapStoreError(op string, path string, err error) error {
 	if errors.As(err, &se) && se.Code != "" {
 		code = se.Code
 	}
-	return fault.New(fault.StorageError, "Storage failed to %s '%s': %s.", op, path, code).WithPath(path).WithCause(err)
+	msg := fmt.Sprintf("Storage failed to %s '%s': %s.", op, path, code)
+	if hint, ok := storeHints[code]; ok {
+		msg += " " + hint
+	}
+	return fault.New(fault.StorageError, "%s", msg).WithPath(path).WithCause(err).With("storeCode", code)
+}
+
+// storeHints tell an operator the likely cause of a storage failure, in
+// words that name no bucket, prefix or endpoint.
+var storeHints = map[string]string{
+	"NoCredentials":         "No AWS credentials were found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.",
+	"EndpointUnreachable":   "The storage endpoint refused the connection: check AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) and that the service runs.",
+	"EndpointNotFound":      "The storage endpoint's host name did not resolve: check AWS_ENDPOINT_URL and AWS_REGION.",
+	"NoSuchBucket":          "The configured bucket does not exist in this account and region.",
+	"AccessDenied":          "The credentials are not allowed this action: check the role's policy.",
+	"InvalidAccessKeyId":    "The access key is not known to the storage service: check the credentials (and AWS_ENDPOINT_URL for an emulator).",
+	"SignatureDoesNotMatch": "The secret key does not match the access key: check the credentials.",
 }
 
 func notFound(path string) error {

@@ -15,13 +15,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/filecontext-aws/filecontext/pkg/client"
-	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 )
 
@@ -94,47 +90,11 @@ func (l local) Catalog(context.Context) (string, []Tool, error) {
 
 func (l local) Call(ctx context.Context, tool string, args json.RawMessage) ([]byte, bool) {
 	res := l.s.Call(ctx, l.caller, tool, args)
-	return marshal(res.Body), res.Err != nil
+	return Marshal(res.Body), res.Err != nil
 }
 
-// Remote is a deployed API reached through the client (signed with SigV4
-// when the client has a signer): the stdio bridge of `filecontext mcp
-// --endpoint`.
-func Remote(c *client.Client) Backend { return remote{c} }
-
-type remote struct{ c *client.Client }
-
-func (r remote) Catalog(ctx context.Context) (string, []Tool, error) {
-	cat, err := r.c.Catalog(ctx)
-	if err != nil {
-		return "", nil, fmt.Errorf("reading the catalog: %w", err)
-	}
-	tools := make([]Tool, len(cat.Tools))
-	for i, t := range cat.Tools {
-		tools[i] = Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnly}
-	}
-	return cat.Instructions, tools, nil
-}
-
-func (r remote) Call(ctx context.Context, tool string, args json.RawMessage) ([]byte, bool) {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
-	out, _, err := r.c.Call(ctx, tool, args)
-	var apiErr *client.Error
-	switch {
-	case errors.As(err, &apiErr):
-		return marshal(map[string]any{"error": apiErr}), true
-	case err != nil:
-		// The API could not be reached: the agent sees it as a storage
-		// failure of this call, not as a broken connection.
-		return marshal(toolapi.ErrorBody{Error: fault.New(fault.StorageError, "The FileContext API could not be reached: %v.", err)}), true
-	}
-	return out, false
-}
-
-// marshal encodes JSON without HTML escaping, as every answer of the API.
-func marshal(v any) []byte {
+// Marshal encodes JSON without HTML escaping, as every answer of the API.
+func Marshal(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -13,6 +13,7 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
 	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
+	"github.com/filecontext-aws/filecontext/pkg/mcpserve/bridge"
 	"github.com/filecontext-aws/filecontext/pkg/pathsafe"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
@@ -95,11 +96,11 @@ func TestLocalBackend(t *testing.T) {
 func TestRemoteBackend(t *testing.T) {
 	srv := httptest.NewServer(&transport.HTTPHandler{Router: &transport.Router{Tools: tools(t)}})
 	defer srv.Close()
-	checkSession(t, connect(t, mcpserve.Remote(client.New(srv.URL))))
+	checkSession(t, connect(t, bridge.Remote(client.New(srv.URL))))
 
 	// An API that cannot be reached: the catalog fails to load, and a call
 	// is a storage_error result.
-	gone := mcpserve.Remote(client.New("http://127.0.0.1:1"))
+	gone := bridge.Remote(client.New("http://127.0.0.1:1"))
 	if _, err := mcpserve.NewServer(context.Background(), gone, "t"); err == nil {
 		t.Error("a server over an unreachable API started")
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -277,12 +278,29 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", fileops.ErrUnsupportedName, err)
 	}
 	if code == "" {
-		code = "RequestFailed"
-		if status != 0 {
-			code = fmt.Sprintf("HTTP%d", status)
-		}
+		code = failureCode(err, status)
 	}
 	return &fileops.StoreError{Code: code, Err: err}
+}
+
+// failureCode names a failure that has no S3 error code: an endpoint that
+// does not resolve or accept connections, credentials that cannot be had,
+// or an HTTP status without a body. The names are safe to show and tell the
+// likely cause (fileops adds a hint for each).
+func failureCode(err error, status int) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case status != 0:
+		return fmt.Sprintf("HTTP%d", status)
+	case errors.As(err, &dns):
+		return "EndpointNotFound"
+	case errors.As(err, &op):
+		return "EndpointUnreachable"
+	case strings.Contains(err.Error(), "get credentials:") || strings.Contains(err.Error(), "failed to retrieve credentials"):
+		return "NoCredentials"
+	}
+	return "RequestFailed"
 }
 
 func isInvalidRange(err error) bool {
