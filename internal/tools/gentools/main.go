@@ -201,4 +201,3 @@ func mustIndent(s string) string {
 	out, _ := indent(v)
 	return out
 }
-
