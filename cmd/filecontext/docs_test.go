@@ -144,3 +144,99 @@ func TestEveryPromptedCommandOfTheDocs(t *testing.T) {
 		t.Errorf("only %d commands ran: the scan is not finding the docs' commands", ran)
 	}
 }
+
+// unpromptedRules says, for every command the docs show without a "$ "
+// prompt, how it is checked: run here, or why it cannot be (an AWS account,
+// a third-party client) and which test covers what it does. A command that
+// matches no rule fails the test, so a new command in the docs gets a rule.
+var unpromptedRules = []struct {
+	prefix string
+	how    string // "run" or the reason it is not run here
+}{
+	{"go run ./cmd/filecontext serve --root examples", "run"},
+	{"scripts/test", "it is the test command that runs this test (.ci/run runs it)"},
+	{"make synth ENV=", "scripts/test runs scripts/synth.sh (what make synth runs) for dev, staging and prod"},
+	{"make bootstrap", "needs an AWS account; the CDK tests and cfn-lint check what it deploys"},
+	{"make deploy", "needs an AWS account; the CDK tests, cdk-nag and cfn-lint check what it deploys"},
+	{"make diff", "needs an AWS account"},
+	{"make destroy", "needs an AWS account; TestProdLifecycle checks what a delete keeps"},
+	{"aws iam attach-role-policy", "needs an AWS account; the CDK tests list the managed policies' routes"},
+	{"filecontext call file_access_read fileName=notes/todo.txt --endpoint <ApiUrl> --sigv4", "needs a deployed API; TestCommandLines runs --sigv4 against the local server, pkg/client checks the signature against botocore"},
+	{"curl --aws-sigv4", "needs a deployed API and AWS credentials"},
+	{"filecontext approvals list --endpoint <ApiUrl>", "needs a deployed API; the approvals CLI runs against the local server in TestCommandLines and the README's walk-through"},
+	{"claude mcp add", "needs Claude Code; the MCP Inspector and a TypeScript SDK client run the same `filecontext mcp` commands in the integration tests"},
+	{"OPENAI_API_KEY=... go run ./cmd/filecontext agent", "needs a model; internal/agenttest runs `filecontext agent` against a scripted OpenAI-compatible model server"},
+	{"OPENAI_BASE_URL=http://127.0.0.1:11434/v1", "needs a model server; internal/agenttest runs `filecontext agent --model-endpoint` against a scripted one"},
+}
+
+// TestEveryOtherCommandOfTheDocsHasARule runs the shell commands the docs
+// show without a prompt where they can run here, and checks that every other
+// one is named with the reason it cannot.
+func TestEveryOtherCommandOfTheDocsHasARule(t *testing.T) {
+	bin := buildCLI(t)
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	docs = append([]string{filepath.Join("..", "..", "README.md")}, docs...)
+	used := map[string]bool{}
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, shell := false, false
+		var cmd strings.Builder
+		for n, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				in, shell = !in, !in && (strings.TrimPrefix(line, "```") == "sh" || strings.TrimPrefix(line, "```") == "bash")
+				continue
+			}
+			if !in || !shell || strings.HasPrefix(line, "$ ") || strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+				if in && shell && strings.HasPrefix(line, "$ ") {
+					shell = false // a block with prompts: TestEveryPromptedCommandOfTheDocs runs it
+				}
+				continue
+			}
+			cmd.WriteString(strings.TrimSuffix(line, "\\"))
+			if strings.HasSuffix(line, "\\") {
+				continue
+			}
+			command := strings.TrimSpace(cmd.String())
+			cmd.Reset()
+			matched := false
+			for _, r := range unpromptedRules {
+				if !strings.HasPrefix(command, r.prefix) {
+					continue
+				}
+				matched, used[r.prefix] = true, true
+				if r.how == "run" {
+					runDocCommand(t, bin, command)
+				}
+				break
+			}
+			if !matched {
+				t.Errorf("%s:%d: %q has no rule in unpromptedRules: run it here, or say why it cannot be", filepath.Base(doc), n+1, command)
+			}
+		}
+	}
+	for _, r := range unpromptedRules {
+		if !used[r.prefix] {
+			t.Errorf("the rule %q matches no command of the docs any more", r.prefix)
+		}
+	}
+}
+
+// runDocCommand runs the README's first command: the local server on
+// examples/, on a free port, and checks that it serves.
+func runDocCommand(t *testing.T, bin, command string) {
+	t.Helper()
+	args := strings.Fields(strings.TrimPrefix(command, "go run ./cmd/filecontext serve"))
+	for i := range args {
+		if args[i] == "examples" {
+			args[i] = filepath.Join("..", "..", "examples")
+		}
+	}
+	url, _ := startServer(t, bin, args...)
+	out, err := exec.Command(bin, "call", "file_access_read", "fileName=notes/todo.txt", "--endpoint", url).Output()
+	if err != nil || !strings.Contains(string(out), "alpha: read the contract") {
+		t.Errorf("%s: %v\n%s", command, err, out)
+	}
+}
