@@ -154,3 +154,45 @@ func TestTypedDecodeFailures(t *testing.T) {
 		t.Errorf("decode failure = %d %v", res.Status, res.Err)
 	}
 }
+
+// The AgentCore tool schema lists the enabled tools with input schemas
+// reduced to the keywords the gateway accepts, nested items included.
+func TestAgentCoreToolSchema(t *testing.T) {
+	s := server(t, toolapi.Options{WriteTools: true, Approvals: &stubApprovals{}})
+	schema := s.AgentCoreToolSchema()
+	if len(schema) != len(s.Enabled()) {
+		t.Fatalf("%d tools, %d enabled", len(schema), len(s.Enabled()))
+	}
+	b, _ := json.Marshal(schema)
+	text := string(b)
+	for _, no := range []string{`"default"`, `"minimum"`, `"additionalProperties"`, `"enum"`} {
+		if strings.Contains(text, no) {
+			t.Errorf("the schema holds %s", no)
+		}
+	}
+	for _, tool := range schema {
+		if tool["name"] != "file_access_replace_lines" {
+			continue
+		}
+		edits := tool["inputSchema"].(map[string]any)["properties"].(map[string]any)["edits"].(map[string]any)
+		items := edits["items"].(map[string]any)
+		if edits["type"] != "array" || items["properties"].(map[string]any)["line_number"] == nil {
+			t.Errorf("edits = %v", edits)
+		}
+	}
+}
+
+// A group this host cannot describe is refused; the graph group is
+// described from the specs where the host has no graph.
+func TestGroupOpenAPIRefusesUnknownGroups(t *testing.T) {
+	s := server(t, toolapi.Options{})
+	for _, g := range []string{"admin", "write"} { // write: write tools are off here
+		if _, err := s.GroupOpenAPI("t", g); fault.CodeOf(err) != fault.InvalidArgument {
+			t.Errorf("group %s: %v", g, err)
+		}
+	}
+	doc, err := s.GroupOpenAPI("t", "graph")
+	if err != nil || len(doc["paths"].(map[string]any)) != 2 {
+		t.Errorf("graph from the specs = %v %v", doc, err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
@@ -247,4 +249,37 @@ func splitRows(s string) []string {
 		s = s[i+1:]
 	}
 	return rows
+}
+
+// An AgentCore Gateway Lambda-target invocation: the tool from the client
+// context, the arguments as the event, the contract JSON as the answer, the
+// gateway as the caller.
+func TestAgentCoreTargets(t *testing.T) {
+	s := newSetup(t, writable(), nil)
+	h := transport.LambdaHandler(s.router, 24000)
+	invoke := func(tool, args string) map[string]any {
+		lc := &lambdacontext.LambdaContext{ClientContext: lambdacontext.ClientContext{Custom: map[string]string{
+			"bedrockAgentCoreToolName": "target___" + tool, "bedrockAgentCoreGatewayId": "gw-1"}}}
+		out, err := h(lambdacontext.NewContext(context.Background(), lc), json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(out)
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %s", tool, b)
+		}
+		return m
+	}
+	if m := invoke("file_access_read", `{"fileName":"notes/todo.txt"}`); !strings.HasPrefix(m["content"].(string), "alpha") {
+		t.Errorf("read = %v", m)
+	}
+	if m := invoke("file_access_read", `{"fileName":"../x"}`); m["error"] == nil {
+		t.Errorf("a bad path = %v", m)
+	}
+	// Without the custom field the event is an ordinary one.
+	lc := &lambdacontext.LambdaContext{ClientContext: lambdacontext.ClientContext{Custom: map[string]string{"other": "x"}}}
+	if _, err := h(lambdacontext.NewContext(context.Background(), lc), json.RawMessage(`{"fileName":"a"}`)); err == nil {
+		t.Error("a plain event was answered as a tool call")
+	}
 }
