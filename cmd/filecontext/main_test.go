@@ -207,3 +207,38 @@ func TestLocalApprovalSurvivesARestart(t *testing.T) {
 		t.Errorf("show: %v %s", err, out)
 	}
 }
+
+// The local server announces each approval transition with a log line and
+// runs --on-approval-event with the event on stdin.
+func TestLocalApprovalEvents(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("a\n"), 0o644)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	url, _ := startServer(t, bin, "--root", dir, "--write-tools", "enabled",
+		"--on-approval-event", `{ cat; echo; echo "$FILECONTEXT_EVENT_TYPE"; } >> `+events)
+	out, err := exec.Command(bin, "call", "file_access_write", "fileName=a.md", "content=b", "overwrite=true", "--endpoint", url).Output()
+	var parked struct{ ApprovalID string }
+	if json.Unmarshal(out, &parked); err != nil || parked.ApprovalID == "" {
+		t.Fatalf("park: %v %s", err, out)
+	}
+	if out, err := exec.Command(bin, "approvals", "approve", parked.ApprovalID, "--endpoint", url).CombinedOutput(); err != nil {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(events)
+		got := string(b)
+		if strings.Count(got, "Approval ") == 2 {
+			if !strings.Contains(got, `"transition":"requested"`) || !strings.Contains(got, `"transition":"applied"`) ||
+				!strings.Contains(got, "Approval Requested\n") || !strings.Contains(got, "Approval Applied\n") || !strings.Contains(got, parked.ApprovalID) {
+				t.Errorf("events:\n%s", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("two events did not arrive:\n%s", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -42,7 +42,7 @@ var (
 // localFlags are the flags of every command that hosts the tools in this
 // process: serve and mcp.
 type localFlags struct {
-	root, writeTools, approval, state, bucket, prefix *string
+	root, writeTools, approval, state, bucket, prefix, onEvent *string
 }
 
 func (f *localFlags) register(fs *flag.FlagSet) {
@@ -52,6 +52,7 @@ func (f *localFlags) register(fs *flag.FlagSet) {
 	f.state = fs.String("state", "", "directory for approvals and snapshots, outside --root (default: under the user state directory)")
 	f.bucket = fs.String("bucket", "", "serve an S3 bucket instead of a directory (default AWS configuration)")
 	f.prefix = fs.String("prefix", "", "root prefix inside --bucket")
+	f.onEvent = fs.String("on-approval-event", "", "a shell command run for each approval transition, with the event's JSON on stdin")
 }
 
 // localHost is the tool layer of this process over the flags' store, with
@@ -142,7 +143,7 @@ func openLocal(ctx context.Context, f *localFlags, log *slog.Logger) (*localHost
 	}
 	graph := mdkb.New(store, cfg.Root, snapshots, cfg.GraphLimits)
 	h.closers = append(h.closers, graph.Flush)
-	h.parts, err = app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging},
+	h.parts, err = app.Build(cfg, app.Stores{Files: store, Approvals: approvals, Staging: staging, Events: localEvents{log: h.log, cmd: *f.onEvent}},
 		app.Serve{Tools: true, Extra: graphtools.Tools(graph), ApprovalRoutes: true}, h.log)
 	if err != nil {
 		return fail(2, err)

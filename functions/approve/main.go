@@ -33,16 +33,20 @@ func start() error {
 	if err != nil {
 		return err
 	}
+	log := app.Logger(cfg.LogLevel)
 	st := app.Stores{
 		Files:     s3store.New(clients.S3, cfg.Bucket),
 		Approvals: dynamostore.New(clients.Dynamo, cfg.ApprovalsTable),
 		Staging:   s3store.New(clients.S3, cfg.SystemBucket),
+		Events:    app.LambdaEvents(cfg, clients, log),
 	}
-	parts, err := app.Build(cfg, st, app.Serve{ApprovalRoutes: true, AfterWrite: app.CrashAfterWriteForTests()}, app.Logger(cfg.LogLevel))
+	parts, err := app.Build(cfg, st, app.Serve{ApprovalRoutes: true, AfterWrite: app.CrashAfterWriteForTests()}, log)
 	if err != nil {
 		return err
 	}
-	lambda.StartWithOptions(transport.LambdaHandler(parts.Router, cfg.BedrockResponseBytes),
+	// A scheduled rule invokes the function to expire the requests nobody
+	// decided (and announce them).
+	lambda.StartWithOptions(transport.LambdaHandler(parts.Router, cfg.BedrockResponseBytes, transport.ScheduledSweep(parts.Approvals, log)),
 		// Bodies travel as JSON strings: HTML escaping would grow them past the
 		// Bedrock response budget, which is measured without it.
 		lambda.WithSetEscapeHTML(false))

@@ -14,6 +14,7 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
+	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
 
@@ -40,10 +41,15 @@ func start() error {
 			st.Staging = s3store.New(clients.S3, cfg.SystemBucket)
 		}
 	}
-	parts, err := app.Build(cfg, st, app.Serve{Tools: true, MCP: true}, app.Logger(cfg.LogLevel))
+	log := app.Logger(cfg.LogLevel)
+	st.Events = app.LambdaEvents(cfg, clients, log)
+	parts, err := app.Build(cfg, st, app.Serve{Tools: true}, log)
 	if err != nil {
 		return err
 	}
+	// MCP's streamable HTTP at POST /mcp: only this function links the MCP
+	// SDK, so the approve and graph functions stay small.
+	parts.Router.Extra = append(parts.Router.Extra, &mcpserve.Route{Tools: parts.Tools, Version: app.Version})
 	lambda.StartWithOptions(transport.LambdaHandler(parts.Router, cfg.BedrockResponseBytes),
 		// Bodies travel as JSON strings: HTML escaping would grow them past the
 		// Bedrock response budget, which is measured without it.

@@ -10,13 +10,14 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/filecontext-aws/filecontext/internal/awsenv"
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
+	ebpub "github.com/filecontext-aws/filecontext/pkg/approval/eventbridge"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
-	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -38,8 +39,9 @@ func Logger(level string) *slog.Logger {
 // LambdaClients are the SDK clients of a Lambda function, built once from
 // its environment (AWS_ENDPOINT_URL_S3 / _DYNAMODB reach emulators).
 type LambdaClients struct {
-	S3     *s3.Client
-	Dynamo *dynamodb.Client
+	S3          *s3.Client
+	Dynamo      *dynamodb.Client
+	EventBridge *eventbridge.Client
 }
 
 // NewLambdaClients builds the clients.
@@ -49,16 +51,18 @@ func NewLambdaClients(cfg config.Config) (*LambdaClients, error) {
 		return nil, fmt.Errorf("AWS settings: %w", err)
 	}
 	return &LambdaClients{
-		S3:     s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
-		Dynamo: dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
+		S3:          s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
+		Dynamo:      dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
+		EventBridge: eventbridge.New(eventbridge.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("EVENTBRIDGE")}),
 	}, nil
 }
 
 // Stores are what an entry point serves from.
 type Stores struct {
-	Files     fileops.Store  // the data store
-	Approvals approval.Store // nil: no approvals on this host
-	Staging   fileops.Store  // the system store for staged content
+	Files     fileops.Store   // the data store
+	Approvals approval.Store  // nil: no approvals on this host
+	Staging   fileops.Store   // the system store for staged content
+	Events    approval.Events // where approval transitions are announced; nil: nowhere
 }
 
 // Parts are the pieces an entry point serves.
@@ -76,8 +80,6 @@ type Serve struct {
 	Extra          []toolapi.Tool // tools beyond the file tools (the graph tools)
 	// AfterWrite is the approval test hook (see approval.Options).
 	AfterWrite func(*approval.Record) error
-	// MCP serves the tools over MCP's streamable HTTP at POST /mcp.
-	MCP bool
 }
 
 // Build assembles the services and the router.
@@ -91,7 +93,7 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 		if st.Staging == nil {
 			return nil, errors.New("configuration: an approval store needs a system store for staged content (FILECONTEXT_SYSTEM_BUCKET)")
 		}
-		p.Approvals, err = approval.New(approval.Options{Store: st.Approvals, Files: files, Staging: st.Staging,
+		p.Approvals, err = approval.New(approval.Options{Store: st.Approvals, Files: files, Staging: st.Staging, Events: st.Events,
 			TTL: cfg.ApprovalTTL, Retention: cfg.ApprovalRetention, Lease: cfg.ApprovalLease, AllowSelfApprove: cfg.AllowSelfApprove, AfterWrite: serve.AfterWrite})
 		if err != nil {
 			return nil, err
@@ -111,9 +113,6 @@ func Build(cfg config.Config, st Stores, serve Serve, log *slog.Logger) (*Parts,
 		}
 		p.Tools = toolapi.New(opts)
 		p.Router.Tools = p.Tools
-	}
-	if serve.MCP && p.Tools != nil {
-		p.Router.Extra = append(p.Router.Extra, &mcpserve.Route{Tools: p.Tools, Version: Version})
 	}
 	if serve.ApprovalRoutes {
 		if p.Approvals == nil {
@@ -137,4 +136,15 @@ func CrashAfterWriteForTests() func(*approval.Record) error {
 		os.Exit(70)
 		return nil
 	}
+}
+
+// LambdaEvents is the approval event port the configuration asks for, on
+// the clients: EventBridge, or none. Failures to publish are logged.
+func LambdaEvents(cfg config.Config, c *LambdaClients, log *slog.Logger) approval.Events {
+	if cfg.ApprovalEvents != "eventbridge" {
+		return nil
+	}
+	p := ebpub.New(c.EventBridge, cfg.EventBus)
+	p.OnError = func(err error) { log.Warn("approval event not published", "error", err.Error()) }
+	return p
 }

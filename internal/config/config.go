@@ -36,6 +36,8 @@ type Config struct {
 	MaxRequestBytes      int           // FILECONTEXT_MAX_REQUEST_BYTES (default 6 MiB)
 	S3PathStyle          bool          // FILECONTEXT_S3_PATH_STYLE=true for emulators
 	LogLevel             string        // FILECONTEXT_LOG_LEVEL=debug|info|warn|error (default info)
+	ApprovalEvents       string        // FILECONTEXT_APPROVAL_EVENTS=off|eventbridge (default off): where approval transitions are announced
+	EventBus             string        // FILECONTEXT_EVENT_BUS: the EventBridge bus (default: the account's default bus)
 	Limits               fileops.Limits
 	GraphLimits          kblimits.Limits
 }
@@ -106,6 +108,8 @@ func Load(getenv func(string) string, need Requirement) (Config, error) {
 	c.AllowSelfApprove = choice("FILECONTEXT_ALLOW_SELF_APPROVAL", "false", "true", "false") == "true"
 	c.S3PathStyle = choice("FILECONTEXT_S3_PATH_STYLE", "false", "true", "false") == "true"
 	c.LogLevel = choice("FILECONTEXT_LOG_LEVEL", "info", "debug", "info", "warn", "error")
+	c.ApprovalEvents = choice("FILECONTEXT_APPROVAL_EVENTS", "off", "off", "eventbridge")
+	c.EventBus = strings.TrimSpace(getenv("FILECONTEXT_EVENT_BUS"))
 	duration := func(name string, dst *time.Duration, allowZero bool) {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {

@@ -44,6 +44,8 @@ type Options struct {
 	// AfterWrite, when set, runs after the file is written and before the
 	// outcome is recorded: a test hook to kill an approve midway.
 	AfterWrite func(r *Record) error
+	// Events, when set, is told of every transition, once (best effort).
+	Events Events
 }
 
 // Service parks, approves, rejects and lists proposed changes.
@@ -130,6 +132,7 @@ func (s *Service) Park(ctx context.Context, c *fileops.Change, requester string,
 		s.dropStaged(ctx, r)
 		return nil, storeErr(err, id)
 	}
+	s.announce(ctx, "requested", r)
 	return &Parked{Status: "pending_approval", ApprovalID: id, Tool: r.Tool, Path: r.Path, BaseETag: r.BaseETag,
 		ExpiresAt: r.ExpiresAt, Preview: r.Preview,
 		Message: "The change waits for a human approver; poll file_context_approval_status with approvalId " + id + "."}, nil
@@ -299,6 +302,7 @@ func (s *Service) finish(ctx context.Context, r *Record) (*View, error) {
 		return nil, s.lost(ctx, r.ApprovalID, err)
 	}
 	s.dropStaged(ctx, out)
+	s.announce(ctx, string(out.Status), out)
 	if out.Status == Conflict {
 		// The approve was refused by the file, not by the record: 409, with
 		// the record (now conflict) for the approver to read.
@@ -371,6 +375,7 @@ func (s *Service) expire(ctx context.Context, r *Record) error {
 		return s.lost(ctx, r.ApprovalID, err)
 	}
 	s.dropStaged(ctx, e)
+	s.announce(ctx, "expired", e)
 	return s.conflictWith(e, "Approval %s expired at %s.", r.ApprovalID, r.ExpiresAt.Format(time.RFC3339))
 }
 
@@ -397,6 +402,7 @@ func (s *Service) Reject(ctx context.Context, id, approver, reason string) (*Vie
 		return nil, s.lost(ctx, id, err)
 	}
 	s.dropStaged(ctx, d)
+	s.announce(ctx, "rejected", d)
 	v := d.ViewAt(now)
 	return &v, nil
 }

@@ -120,6 +120,7 @@ var flows = []struct {
 	{"an approve that dies is finished by the next", approveThatDiesIsFinished},
 	{"staged content is removed once decided", stagedContentIsRemovedOnceDecided},
 	{"decided records are retained, not expired", decidedRecordsAreRetained},
+	{"every transition is announced once", everyTransitionIsAnnouncedOnce},
 	{"bad requests", badRequests},
 	{"previews are bounded", previewsAreBounded},
 }
@@ -524,5 +525,70 @@ func decidedRecordsAreRetained(t *testing.T, newEnv newEnvFunc) {
 	e.advance(30 * time.Hour) // past expiresAt: the decision still reads as made
 	if v, _ := e.svc.Get(ctx, p.ApprovalID); v.Status != approval.Rejected || v.DecidedBy != operator {
 		t.Errorf("after the request's expiry the record reads %s by %s", v.Status, v.DecidedBy)
+	}
+}
+
+// recorder is an approval.Events that keeps what it is told.
+type recorder struct {
+	mu     sync.Mutex
+	events []approval.Event
+}
+
+func (r *recorder) Publish(_ context.Context, e approval.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		out = append(out, e.Transition+" "+e.Approval.ApprovalID+" "+string(e.Approval.Status))
+	}
+	r.events = nil
+	return out
+}
+
+// everyTransitionIsAnnouncedOnce: requested, applied, conflict, rejected
+// and expired each publish one event with the record as it now is, even
+// under 20 concurrent approvals.
+func everyTransitionIsAnnouncedOnce(t *testing.T, newEnv newEnvFunc) {
+	ctx := context.Background()
+	rec := &recorder{}
+	e := newEnv(t, func(o *approval.Options) { o.Events = rec })
+	e.put("a.md", "a\n")
+	p := e.park(e.files.PlanReplace(ctx, fileops.ReplaceArgs{FileName: "a.md", OldString: "a", NewString: "A"}))
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() { defer wg.Done(); e.svc.Approve(ctx, p.ApprovalID, fmt.Sprintf("%s-%d", operator, i)) }()
+	}
+	wg.Wait()
+	if got := rec.take(); strings.Join(got, "|") != "requested "+p.ApprovalID+" pending|applied "+p.ApprovalID+" applied" {
+		t.Errorf("park and 20 approvals announced %v", got)
+	}
+	p = e.park(e.files.PlanDelete(ctx, fileops.DeleteArgs{FileName: "a.md"}))
+	e.svc.Reject(ctx, p.ApprovalID, operator, "no")
+	e.svc.Reject(ctx, p.ApprovalID, operator, "again")
+	if got := rec.take(); len(got) != 2 || !strings.HasPrefix(got[1], "rejected ") {
+		t.Errorf("reject announced %v", got)
+	}
+	p = e.park(e.files.PlanWrite(ctx, fileops.WriteArgs{FileName: "a.md", Content: "mine", Overwrite: true}))
+	e.put("a.md", "theirs\n")
+	e.svc.Approve(ctx, p.ApprovalID, operator)
+	if got := rec.take(); len(got) != 2 || got[1] != "conflict "+p.ApprovalID+" conflict" {
+		t.Errorf("conflict announced %v", got)
+	}
+	p = e.park(e.files.PlanWrite(ctx, fileops.WriteArgs{FileName: "b.md", Content: "b"}))
+	e.advance(25 * time.Hour)
+	e.svc.Approve(ctx, p.ApprovalID, operator)
+	e.svc.Sweep(ctx)
+	if got := rec.take(); len(got) != 2 || got[1] != "expired "+p.ApprovalID+" expired" {
+		t.Errorf("expiry announced %v", got)
+	}
+	if d := (approval.Event{Transition: "requested"}).DetailType(); d != "Approval Requested" {
+		t.Errorf("detail-type %q", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -78,4 +79,26 @@ func (a *ApprovalRoutes) Serve(ctx context.Context, req Request) (toolapi.Result
 		return MethodNotAllowed(req, http.MethodPost), true
 	}
 	return toolapi.ErrorResult(fault.New(fault.NotFound, "No route %s %s; the approval routes are GET /approvals, GET /approvals/{id}, POST /approvals/{id}/approve and POST /approvals/{id}/reject.", req.Method, req.Path)), true
+}
+
+// ScheduledSweep handles the scheduled events of an EventBridge rule
+// (source "aws.events", detail-type "Scheduled Event"): it expires and
+// announces the requests nobody decided, and their staged content goes.
+func ScheduledSweep(svc *approval.Service, log *slog.Logger) EventHandler {
+	return func(ctx context.Context, raw json.RawMessage) (any, bool, error) {
+		var e struct {
+			Source     string `json:"source"`
+			DetailType string `json:"detail-type"`
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Source != "aws.events" || e.DetailType != "Scheduled Event" {
+			return nil, false, nil
+		}
+		n, err := svc.Sweep(ctx)
+		if err != nil {
+			log.Error("approval sweep", "error", err.Error())
+			return nil, true, err
+		}
+		log.Info("approval sweep", "expired", n)
+		return map[string]int{"expired": n}, true, nil
+	}
 }
