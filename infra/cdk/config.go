@@ -32,6 +32,7 @@ type Config struct {
 	GraphConcurrency      int    // reserved concurrency of the graph function; 0 reserves none
 	Architecture          string // arm64 (default) or x86_64: what the function zips were built for
 	S3PathStyle           bool   // path-style S3 addressing in the functions (LocalStack)
+	ApprovalEmail         string // an address the approval topic e-mails (it must confirm the subscription)
 }
 
 // DefaultBedrockModel is the agent's model unless bedrockModel says
@@ -71,6 +72,7 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 		Tracing:       get("tracing", "false") == "true",
 		Architecture:  get("architecture", "arm64"),
 		S3PathStyle:   get("s3PathStyle", "false") == "true",
+		ApprovalEmail: get("approvalEmail", ""),
 	}
 	if c.Architecture != "arm64" && c.Architecture != "x86_64" {
 		return c, fmt.Errorf("context architecture must be arm64 or x86_64, got %q", c.Architecture)

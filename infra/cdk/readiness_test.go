@@ -66,6 +66,9 @@ func grantsOf(tpl map[string]any, roleLogicalPrefix string) []string {
 	return out
 }
 
+// defaultBus is the default event bus's ARN as the template renders it.
+const defaultBus = "arn:AWS::Partition:events:AWS::Region:AWS::AccountId:event-bus/default"
+
 // TestExactGrants lists, for each function's role, every action and the
 // resource it is allowed on: a widening shows here in review.
 func TestExactGrants(t *testing.T) {
@@ -74,6 +77,7 @@ func TestExactGrants(t *testing.T) {
 		"ToolsFunctionServiceRole": {
 			"dynamodb:GetItem ApprovalsTable.Arn",
 			"dynamodb:PutItem ApprovalsTable.Arn",
+			"events:PutEvents " + defaultBus,
 			"s3:DeleteObject SystemBucket.Arn/staged/*",
 			"s3:GetObject DataBucket.Arn/*",
 			"s3:ListBucket DataBucket.Arn",
@@ -87,6 +91,7 @@ func TestExactGrants(t *testing.T) {
 			"dynamodb:PutItem ApprovalsTable.Arn/index/*",
 			"dynamodb:Query ApprovalsTable.Arn",
 			"dynamodb:Query ApprovalsTable.Arn/index/*",
+			"events:PutEvents " + defaultBus,
 			"s3:DeleteObject DataBucket.Arn/*",
 			"s3:DeleteObject SystemBucket.Arn/staged/*",
 			"s3:GetObject DataBucket.Arn/*",
@@ -349,5 +354,50 @@ func TestMCPRouteIsForWritersOnly(t *testing.T) {
 	}
 	if _, err := os.Stat("cdk.json"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Approval requests reach an SNS topic through an EventBridge rule (with an
+// e-mail subscription when asked), and a rule every 15 minutes runs the
+// sweep; undeliverable events wait in a queue.
+func TestApprovalNotifications(t *testing.T) {
+	_, tpl := synth(t, map[string]any{"env": "dev", "approvalEmail": "ops@example.com"})
+	topics := resources(tpl, "AWS::SNS::Topic")
+	if len(topics) != 1 {
+		t.Fatalf("%d topics", len(topics))
+	}
+	subs := resources(tpl, "AWS::SNS::Subscription")
+	if len(subs) != 1 {
+		t.Fatalf("%d subscriptions", len(subs))
+	}
+	for _, sub := range subs {
+		if props(sub)["Protocol"] != "email" || props(sub)["Endpoint"] != "ops@example.com" {
+			t.Errorf("subscription %v", props(sub))
+		}
+	}
+	var requested, schedule bool
+	for _, r := range resources(tpl, "AWS::Events::Rule") {
+		p := props(r)
+		pattern, _ := json.Marshal(p["EventPattern"])
+		targets := fmt.Sprint(p["Targets"])
+		switch {
+		case strings.Contains(string(pattern), `"Approval Requested"`) && strings.Contains(string(pattern), `"filecontext"`):
+			requested = strings.Contains(targets, "ApprovalRequests") && strings.Contains(targets, "DeadLetterConfig")
+		case p["ScheduleExpression"] == "rate(15 minutes)":
+			schedule = strings.Contains(targets, "ApproveFunction") && strings.Contains(targets, "DeadLetterConfig")
+		}
+	}
+	if !requested || !schedule {
+		t.Errorf("requested rule %v, sweep schedule %v", requested, schedule)
+	}
+	for id, f := range resources(tpl, "AWS::Lambda::Function") {
+		vars, _ := props(f)["Environment"].(map[string]any)
+		if v, ok := vars["Variables"].(map[string]any); ok && v["FILECONTEXT_BUCKET"] != nil && v["FILECONTEXT_APPROVAL_EVENTS"] != "eventbridge" {
+			t.Errorf("%s does not publish approval events", id)
+		}
+	}
+	_, tpl = synth(t, map[string]any{"env": "dev"})
+	if n := len(resources(tpl, "AWS::SNS::Subscription")); n != 0 {
+		t.Errorf("%d subscriptions without approvalEmail", n)
 	}
 }

@@ -119,6 +119,8 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 		// function's own timeout.
 		"FILECONTEXT_OPERATION_TIMEOUT":  s(fmt.Sprintf("%ds", OperationTimeout)),
 		"FILECONTEXT_APPROVAL_RETENTION": s(fmt.Sprintf("%dh", cfg.ApprovalRetentionDays*24)),
+		// Approval transitions go to the account's default event bus.
+		"FILECONTEXT_APPROVAL_EVENTS": s("eventbridge"),
 	}
 	if cfg.S3PathStyle {
 		common["FILECONTEXT_S3_PATH_STYLE"] = s("true")
@@ -184,6 +186,8 @@ func NewStack(scope constructs.Construct, cfg Config) *Stack {
 			st.Data.AddEventNotification(ev, awss3notifications.NewLambdaDestination(st.Graph), &awss3.NotificationKeyFilter{Suffix: s(suffix)})
 		}
 	}
+
+	st.notifications(cfg, removal)
 
 	catalog := NewCatalog(cfg)
 	st.api(cfg, catalog, removal, retention)
