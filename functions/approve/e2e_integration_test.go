@@ -203,6 +203,19 @@ func TestExpiryUnderRIE(t *testing.T) {
 	if status != 409 || !strings.Contains(mustJSON(m), "expired") || st.content("late.md") != "x" {
 		t.Errorf("approve after expiry = %d %v", status, m)
 	}
+	// The scheduled sweep expires what nobody touches again.
+	st.put("later.md", "y")
+	id = st.park("file_access_delete", `{"fileName":"later.md"}`)
+	time.Sleep(1100 * time.Millisecond)
+	out, err := st.approve.Invoke(context.Background(), []byte(`{"version":"0","id":"e-1","detail-type":"Scheduled Event","source":"aws.events",`+
+		`"account":"123456789012","time":"2026-11-30T10:15:00Z","region":"us-east-1","resources":["arn:aws:events:us-east-1:123456789012:rule/sweep"],"detail":{}}`))
+	if err != nil || !strings.Contains(string(out), `"expired":1`) {
+		t.Errorf("the scheduled sweep answered %s %v", out, err)
+	}
+	status, m = st.call(st.approve, "GET", "/approvals/"+id, "", approverArn, nil)
+	if status != 200 || m["status"] != "expired" {
+		t.Errorf("after the sweep = %d %v", status, m)
+	}
 }
 
 func mustJSON(v any) string {

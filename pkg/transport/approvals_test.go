@@ -3,6 +3,9 @@ package transport_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +138,20 @@ func TestBedrockWritesPark(t *testing.T) {
 	_, v := serve(r, "x", "GET", "/approvals/"+m["approvalId"].(string), "")
 	if v["requestedBy"] != "arn:aws:sts::1:assumed-role/agent/s" {
 		t.Errorf("requestedBy = %v", v["requestedBy"])
+	}
+}
+
+// The approve function's scheduled event runs the sweep; other events are
+// not its own.
+func TestScheduledSweep(t *testing.T) {
+	r, _ := approvalSetup(t)
+	svc := r.Extra[0].(*transport.ApprovalRoutes).Service
+	h := transport.ScheduledSweep(svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	out, ok, err := h(context.Background(), json.RawMessage(`{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`))
+	if !ok || err != nil || fmt.Sprint(out) != "map[expired:0]" {
+		t.Errorf("sweep = %v %v %v", out, ok, err)
+	}
+	if _, ok, _ := h(context.Background(), json.RawMessage(`{"source":"aws.s3"}`)); ok {
+		t.Error("an S3 event was taken for the schedule")
 	}
 }
