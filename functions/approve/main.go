@@ -12,6 +12,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/internal/lambdaevents"
 	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
@@ -38,7 +39,9 @@ func start() error {
 		Files:     s3store.New(clients.S3, cfg.Bucket),
 		Approvals: dynamostore.New(clients.Dynamo, cfg.ApprovalsTable),
 		Staging:   s3store.New(clients.S3, cfg.SystemBucket),
-		Events:    app.LambdaEvents(cfg, clients, log),
+	}
+	if st.Events, err = lambdaevents.New(cfg, log); err != nil {
+		return err
 	}
 	parts, err := app.Build(cfg, st, app.Serve{ApprovalRoutes: true, AfterWrite: app.CrashAfterWriteForTests()}, log)
 	if err != nil {

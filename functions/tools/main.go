@@ -12,6 +12,7 @@ import (
 
 	"github.com/filecontext-aws/filecontext/internal/app"
 	"github.com/filecontext-aws/filecontext/internal/config"
+	"github.com/filecontext-aws/filecontext/internal/lambdaevents"
 	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
 	"github.com/filecontext-aws/filecontext/pkg/mcpserve"
@@ -42,7 +43,9 @@ func start() error {
 		}
 	}
 	log := app.Logger(cfg.LogLevel)
-	st.Events = app.LambdaEvents(cfg, clients, log)
+	if st.Events, err = lambdaevents.New(cfg, log); err != nil {
+		return err
+	}
 	parts, err := app.Build(cfg, st, app.Serve{Tools: true}, log)
 	if err != nil {
 		return err

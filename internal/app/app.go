@@ -10,13 +10,11 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/filecontext-aws/filecontext/internal/awsenv"
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
-	ebpub "github.com/filecontext-aws/filecontext/pkg/approval/eventbridge"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
@@ -39,9 +37,8 @@ func Logger(level string) *slog.Logger {
 // LambdaClients are the SDK clients of a Lambda function, built once from
 // its environment (AWS_ENDPOINT_URL_S3 / _DYNAMODB reach emulators).
 type LambdaClients struct {
-	S3          *s3.Client
-	Dynamo      *dynamodb.Client
-	EventBridge *eventbridge.Client
+	S3     *s3.Client
+	Dynamo *dynamodb.Client
 }
 
 // NewLambdaClients builds the clients.
@@ -51,9 +48,8 @@ func NewLambdaClients(cfg config.Config) (*LambdaClients, error) {
 		return nil, fmt.Errorf("AWS settings: %w", err)
 	}
 	return &LambdaClients{
-		S3:          s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
-		Dynamo:      dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
-		EventBridge: eventbridge.New(eventbridge.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("EVENTBRIDGE")}),
+		S3:     s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
+		Dynamo: dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
 	}, nil
 }
 
@@ -136,15 +132,4 @@ func CrashAfterWriteForTests() func(*approval.Record) error {
 		os.Exit(70)
 		return nil
 	}
-}
-
-// LambdaEvents is the approval event port the configuration asks for, on
-// the clients: EventBridge, or none. Failures to publish are logged.
-func LambdaEvents(cfg config.Config, c *LambdaClients, log *slog.Logger) approval.Events {
-	if cfg.ApprovalEvents != "eventbridge" {
-		return nil
-	}
-	p := ebpub.New(c.EventBridge, cfg.EventBus)
-	p.OnError = func(err error) { log.Warn("approval event not published", "error", err.Error()) }
-	return p
 }
