@@ -348,14 +348,22 @@ func TestPrefixSpellingsShareTheirState(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "team"), 0o755)
 	os.WriteFile(filepath.Join(dir, "team", "plan.md"), []byte("draft\n"), 0o644)
 	env := []string{"XDG_STATE_HOME=" + stateHome, "FILECONTEXT_ENDPOINT="}
-	url, cmd := startServerEnv(t, bin, env, "--root", dir, "--prefix", "team", "--write-tools", "enabled")
+	parkThenListUnderTheOtherSpelling(t, bin, env, "--root", dir)
+}
+
+// parkThenListUnderTheOtherSpelling parks a change of plan.md on a server
+// over the store the flags name with --prefix team, stops it, and checks
+// that a server with --prefix team/ and the default state lists it.
+func parkThenListUnderTheOtherSpelling(t *testing.T, bin string, env []string, store ...string) {
+	t.Helper()
+	url, cmd := startServerEnv(t, bin, env, append(store, "--prefix", "team", "--write-tools", "enabled")...)
 	out, err := exec.Command(bin, "call", "file_access_replace", "fileName=plan.md", "oldString=draft", "newString=final", "--endpoint", url).Output()
 	if err != nil || !strings.Contains(string(out), "pending_approval") {
 		t.Fatalf("park: %v %s", err, out)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	url, _ = startServerEnv(t, bin, env, "--root", dir, "--prefix", "team/", "--write-tools", "enabled")
+	url, _ = startServerEnv(t, bin, env, append(store, "--prefix", "team/", "--write-tools", "enabled")...)
 	out, _ = exec.Command(bin, "approvals", "list", "--endpoint", url).Output()
 	if !strings.Contains(string(out), `"path": "plan.md"`) {
 		t.Errorf("the approval parked under --prefix team is not listed under --prefix team/:\n%s", out)

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,19 +37,7 @@ func TestBucketPrefixSpellingsShareTheirState(t *testing.T) {
 	if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("team/plan.md"), Body: strings.NewReader("draft\n")}); err != nil {
 		t.Fatal(err)
 	}
-	env := append(motoEnv(t), "XDG_STATE_HOME="+t.TempDir())
-	url, cmd := startServerEnv(t, bin, env, "--bucket", bucket, "--prefix", "team", "--write-tools", "enabled")
-	out, err := exec.Command(bin, "call", "file_access_replace", "fileName=plan.md", "oldString=draft", "newString=final", "--endpoint", url).Output()
-	if err != nil || !strings.Contains(string(out), "pending_approval") {
-		t.Fatalf("park: %v %s", err, out)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
-	url, _ = startServerEnv(t, bin, env, "--bucket", bucket, "--prefix", "team/", "--write-tools", "enabled")
-	out, _ = exec.Command(bin, "approvals", "list", "--endpoint", url).Output()
-	if !strings.Contains(string(out), `"path": "plan.md"`) {
-		t.Errorf("the approval parked under --prefix team is not listed under --prefix team/:\n%s", out)
-	}
+	parkThenListUnderTheOtherSpelling(t, bin, append(motoEnv(t), "XDG_STATE_HOME="+t.TempDir()), "--bucket", bucket)
 }
 
 // Against a bucket that does not exist, every tool answers 502

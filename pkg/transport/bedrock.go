@@ -329,28 +329,12 @@ func fitContent(tool string, obj map[string]any, typed any, args map[string]any,
 		b, _ := marshal(o)
 		return b
 	}
-	lo, hi := 0, len(segs)
-	for lo < hi { // the most whole lines that fit
-		mid := (lo + hi + 1) / 2
-		if fits(build(mid, 0)) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	lo := mostThatFit(len(segs), func(n int) bool { return fits(build(n, 0)) }) // whole lines
 	if lo > 0 || len(segs) == 0 {
 		return build(lo, 0)
 	}
 	line := segs[0].text
-	plo, phi := 0, len(line)
-	for plo < phi { // the longest prefix of the first line that fits
-		mid := (plo + phi + 1) / 2
-		if fits(build(0, mid)) {
-			plo = mid
-		} else {
-			phi = mid - 1
-		}
-	}
+	plo := mostThatFit(len(line), func(n int) bool { return fits(build(0, n)) }) // bytes of the first line
 	for plo > 0 && plo < len(line) && !utf8.RuneStart(line[plo]) {
 		plo--
 	}
@@ -387,15 +371,7 @@ func fitDownload(obj map[string]any, args map[string]any, fits func([]byte) bool
 		b, _ := marshal(o)
 		return b
 	}
-	lo, hi := 0, len(data)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if fits(try(mid)) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	lo := mostThatFit(len(data), func(n int) bool { return fits(try(n)) })
 	if field == "base64" {
 		lo -= lo % 4
 	} else {
@@ -408,7 +384,6 @@ func fitDownload(obj map[string]any, args map[string]any, fits func([]byte) bool
 
 func fitSlice(tool string, obj map[string]any, field string, fits func([]byte) bool, hint string) []byte {
 	items := obj[field].([]any)
-	lo, hi := 0, len(items)
 	build := func(n int) []byte {
 		o := cloneMap(obj)
 		o[field] = items[:n]
@@ -417,14 +392,7 @@ func fitSlice(tool string, obj map[string]any, field string, fits func([]byte) b
 		b, _ := marshal(o)
 		return b
 	}
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if fits(build(mid)) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	lo := mostThatFit(len(items), func(n int) bool { return fits(build(n)) })
 	if b := build(lo); fits(b) {
 		return b
 	}
@@ -437,4 +405,20 @@ func cloneMap(m map[string]any) map[string]any {
 		o[k] = v
 	}
 	return o
+}
+
+// mostThatFit returns the largest n in [0, max] for which fits(n) holds,
+// given that fits holds for all n up to some bound and for none after it
+// (a binary search, so an answer is encoded O(log max) times).
+func mostThatFit(max int, fits func(n int) bool) int {
+	lo, hi := 0, max
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
