@@ -24,6 +24,81 @@ type Graph struct {
 	Nodes     []*Node // documents first, in path order, then other nodes by ID
 	Documents int
 	Warnings  []string
+	// Unresolved counts the wiki links that name no document, with up to
+	// maxUnresolvedExamples of them.
+	Unresolved UnresolvedLinks
+}
+
+// UnresolvedLinks summarizes the wiki links that name no document.
+type UnresolvedLinks struct {
+	Count    int      `json:"count"`
+	Examples []string `json:"examples,omitempty"` // "path: [[target]]"
+}
+
+const maxUnresolvedExamples = 20
+
+// wikiResolver resolves wiki links the way Obsidian does: by file name
+// without ".md" (or a front-matter alias), letter case ignored; a target
+// with a folder ("Plugins/Templates") matches the end of a path; of several
+// candidates the one in the linking note's folder wins, then the shortest
+// path, then byte order. Titles never capture a link.
+type wikiResolver struct {
+	docs   []*DocInfo
+	byName map[string][]int // lowercase file name or alias -> documents, in path order
+	memo   map[[2]string]int
+}
+
+func newWikiResolver(docs []*DocInfo) *wikiResolver {
+	w := &wikiResolver{docs: docs, byName: map[string][]int{}, memo: map[[2]string]int{}}
+	for i, d := range docs {
+		base := path.Base(d.Path)
+		names := append([]string{strings.TrimSuffix(base, path.Ext(base))}, d.Aliases...)
+		for _, n := range dedupe(names) {
+			k := strings.ToLower(strings.TrimSpace(n))
+			if k != "" && (len(w.byName[k]) == 0 || w.byName[k][len(w.byName[k])-1] != i) {
+				w.byName[k] = append(w.byName[k], i)
+			}
+		}
+	}
+	return w
+}
+
+// resolve returns the index of the document a wiki link of from names, or
+// -1.
+func (w *wikiResolver) resolve(from *DocInfo, target string) int {
+	folder := path.Dir(from.Path)
+	key := [2]string{folder, target}
+	if i, ok := w.memo[key]; ok {
+		return i
+	}
+	t := strings.ToLower(target)
+	var candidates []int
+	if dir, name, ok := strings.Cut(t, "/"); ok && dir != "" {
+		_ = name
+		for _, i := range w.byName[strings.ToLower(path.Base(t))] {
+			p := strings.ToLower(strings.TrimSuffix(w.docs[i].Path, path.Ext(w.docs[i].Path)))
+			if p == t || strings.HasSuffix(p, "/"+t) {
+				candidates = append(candidates, i)
+			}
+		}
+	} else {
+		candidates = w.byName[t]
+	}
+	best := -1
+	for _, i := range candidates {
+		switch {
+		case best < 0:
+			best = i
+		case (path.Dir(w.docs[i].Path) == folder) != (path.Dir(w.docs[best].Path) == folder):
+			if path.Dir(w.docs[i].Path) == folder {
+				best = i
+			}
+		case len(w.docs[i].Path) < len(w.docs[best].Path):
+			best = i
+		}
+	}
+	w.memo[key] = best
+	return best
 }
 
 var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
@@ -94,11 +169,7 @@ func Build(docs []*DocInfo) *Graph {
 	}
 
 	foreign := map[Triple]bool{}
-	wiki := map[string]int{} // wiki link name -> document index, -1 for none
-	index := make(map[*DocInfo]int, len(docs))
-	for i, d := range docs {
-		index[d] = i
-	}
+	wiki := newWikiResolver(docs)
 	for i, d := range docs {
 		id := iris[i]
 		seen = map[[2]string]bool{}
@@ -139,15 +210,15 @@ func Build(docs []*DocInfo) *Graph {
 			}
 		}
 		for _, w := range d.WikiLinks {
-			t, ok := wiki[w]
-			if !ok {
-				t = -1
-				if doc := resolveDoc(w); doc != nil {
-					t = index[doc]
+			t := wiki.resolve(d, w)
+			if t < 0 {
+				g.Unresolved.Count++
+				if len(g.Unresolved.Examples) < maxUnresolvedExamples {
+					g.Unresolved.Examples = append(g.Unresolved.Examples, d.Path+": [["+w+"]]")
 				}
-				wiki[w] = t // the same names recur across documents
+				continue
 			}
-			if t >= 0 && t != i {
+			if t != i {
 				targets = append(targets, t)
 			}
 		}

@@ -38,7 +38,8 @@ type DocInfo struct {
 	Entities      []Entity          `json:"entities,omitempty"`
 	Edges         []Edge            `json:"edges,omitempty"`
 	Links         []string          `json:"links,omitempty"`     // logical paths of linked .md files
-	WikiLinks     []string          `json:"wikiLinks,omitempty"` // [[names]]
+	WikiLinks     []string          `json:"wikiLinks,omitempty"` // [[targets]], anchors, block ids, aliases and ".md" removed
+	Aliases       []string          `json:"aliases,omitempty"`   // front-matter aliases: more names for wiki links
 	Body          string            `json:"body,omitempty"`      // prose, lowercased, capped
 	Warnings      []string          `json:"warnings,omitempty"`
 	Extra         map[string]string `json:"extra,omitempty"`
@@ -61,7 +62,22 @@ type Edge struct {
 
 var md = goldmark.New(goldmark.WithExtensions(meta.Meta))
 
-var wikiLink = regexp.MustCompile(`\[\[([^\[\]|\n]{1,200})(?:\|[^\[\]\n]{0,200})?\]\]`)
+var wikiLink = regexp.MustCompile(`\[\[([^\[\]\n]{1,400})\]\]`)
+
+// wikiTarget reduces the inside of [[...]] to the note it names, as
+// Obsidian reads it: "Note#Heading|alias", "Note^block" and "Note.md" all
+// name "Note"; "folder/Note" keeps its folder.
+func wikiTarget(inner string) string {
+	t, _, _ := strings.Cut(inner, "|")
+	if i := strings.IndexAny(t, "#^"); i >= 0 {
+		t = t[:i]
+	}
+	t = strings.TrimSpace(t)
+	if strings.HasSuffix(strings.ToLower(t), ".md") {
+		t = strings.TrimSpace(t[:len(t)-3])
+	}
+	return t
+}
 
 // Parse reads one Markdown document. It never fails: malformed front matter
 // leaves the document without metadata and adds a warning.
@@ -77,13 +93,16 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 	}
 	d.applyFrontMatter(fm)
 
-	var body, para strings.Builder
+	var body, para, linkable strings.Builder // linkable: the paragraph without code spans
 	heading := ""
 	flush := func() {
 		t := para.String()
-		for _, m := range wikiLink.FindAllStringSubmatch(t, -1) {
-			d.WikiLinks = append(d.WikiLinks, strings.TrimSpace(m[1]))
+		for _, m := range wikiLink.FindAllStringSubmatch(linkable.String(), -1) {
+			if target := wikiTarget(m[1]); target != "" {
+				d.WikiLinks = append(d.WikiLinks, target)
+			}
 		}
+		linkable.Reset()
 		if body.Len() < bodyCap {
 			body.WriteString(t)
 			body.WriteByte('\n')
@@ -112,13 +131,16 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		case *ast.Text:
 			if entering {
 				para.Write(n.Segment.Value(src))
+				linkable.Write(n.Segment.Value(src))
 				if n.SoftLineBreak() || n.HardLineBreak() {
 					para.WriteByte(' ')
+					linkable.WriteByte(' ')
 				}
 			}
 		case *ast.String:
 			if entering {
 				para.Write(n.Value)
+				linkable.Write(n.Value)
 			}
 		case *ast.CodeSpan:
 			if entering {
@@ -196,6 +218,7 @@ func (d *DocInfo) applyFrontMatter(fm map[string]any) {
 	d.Authors = list(get("author", "authors"))
 	d.DatePublished = str(get("date_published", "datePublished", "date"))
 	d.DateModified = str(get("date_modified", "dateModified", "updated"))
+	d.Aliases = list(get("aliases", "alias"))
 	d.Groups = list(get("graph_groups"))
 	d.Related = list(get("graph_related"))
 	d.NextSteps = list(get("graph_next_steps"))

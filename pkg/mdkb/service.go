@@ -52,7 +52,7 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 2
+const snapshotVersion = 3 // 3: wiki link targets without anchors, aliases
 
 // snapshot is what is kept per scope: the parsed documents, by key, and the
 // fingerprint of the manifest they were read at. It is stored gob-encoded,
@@ -114,6 +114,16 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 		scope = "d/" + dir.String()
 	}
 	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.gob"
+}
+
+// unresolved is the graph's unresolved wiki links, or nil when every link
+// resolved.
+func (st *scopeState) unresolved() *UnresolvedLinks {
+	if st.graph.Unresolved.Count == 0 {
+		return nil
+	}
+	u := st.graph.Unresolved
+	return &u
 }
 
 // list returns the Markdown files in scope, in key order, and those left out.
@@ -381,7 +391,9 @@ type SearchResult struct {
 	Snapshot      SnapshotInfo  `json:"snapshot"`
 	Skipped       []Skipped     `json:"skipped,omitempty"`
 	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
-	Warnings      []string      `json:"warnings,omitempty"`
+	// UnresolvedLinks counts the wiki links that name no document in scope.
+	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
+	Warnings        []string         `json:"warnings,omitempty"`
 }
 
 // Search ranks the graph of the scope against a query.
@@ -409,7 +421,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 		return nil, err
 	}
 	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
-		Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, Warnings: st.graph.Warnings}, nil
+		Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 
 // ExportArgs are the arguments of file_context_markdown_graph_export.
@@ -428,7 +440,9 @@ type ExportResult struct {
 	Snapshot      SnapshotInfo  `json:"snapshot"`
 	Skipped       []Skipped     `json:"skipped,omitempty"`
 	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
-	Warnings      []string      `json:"warnings,omitempty"`
+	// UnresolvedLinks counts the wiki links that name no document in scope.
+	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
+	Warnings        []string         `json:"warnings,omitempty"`
 }
 
 // Export renders the graph of the scope, cut at the export budget on a
@@ -461,7 +475,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	}
 	content, truncated := cut(content, s.limits.MaximumExportBytes)
 	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Truncated: truncated,
-		Content: content, Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, Warnings: st.graph.Warnings}, nil
+		Content: content, Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 
 // Refresh brings the snapshots that cover a changed key up to date: the
