@@ -73,8 +73,7 @@ func (w *wikiResolver) resolve(from *DocInfo, target string) int {
 	}
 	t := strings.ToLower(target)
 	var candidates []int
-	if dir, name, ok := strings.Cut(t, "/"); ok && dir != "" {
-		_ = name
+	if strings.Contains(t, "/") {
 		for _, i := range w.byName[strings.ToLower(path.Base(t))] {
 			p := strings.ToLower(strings.TrimSuffix(w.docs[i].Path, path.Ext(w.docs[i].Path)))
 			if p == t || strings.HasSuffix(p, "/"+t) {
