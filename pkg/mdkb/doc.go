@@ -13,6 +13,8 @@
 package mdkb
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/url"
 	"strings"
 	"unicode"
@@ -58,7 +60,34 @@ func docIRI(path string) string { return Base + "doc/" + escapePath(path) }
 func fileIRI(path string) string { return Base + "file/" + escapePath(path) }
 
 // nodeIRI is the IRI of a named node of a kind (entity, person, group).
-func nodeIRI(kind, name string) string { return Base + kind + "/" + url.PathEscape(slug(name)) }
+// Names that differ only in letter case or spacing are one name; other
+// different names never share an IRI: the readable slug is kept as it is
+// when it says everything the name does (letters and digits between single
+// spaces), and gets a short hash of the name otherwise ("C++" and "C#" are
+// c-<hash> and c-<other hash>, not both "c").
+func nodeIRI(kind, name string) string {
+	canon := strings.Join(strings.Fields(strings.ToLower(name)), " ")
+	sl := slug(canon)
+	if !plainName(canon) {
+		sum := sha256.Sum256([]byte(canon))
+		sl += "-" + hex.EncodeToString(sum[:4])
+	}
+	return Base + kind + "/" + url.PathEscape(sl)
+}
+
+// plainName reports whether a canonical name is words of letters and
+// digits separated by single spaces, which its slug keeps whole.
+func plainName(canon string) bool {
+	if canon == "" {
+		return false
+	}
+	for _, r := range canon {
+		if r != ' ' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
 
 func escapePath(p string) string {
 	segs := strings.Split(p, "/")

@@ -71,3 +71,44 @@ func TestWikiLinksResolveAsObsidianDoes(t *testing.T) {
 		t.Errorf("unresolved = %+v", g.Unresolved)
 	}
 }
+
+// Different names never share an IRI; names that differ only in letter case
+// or spacing are one; plain names keep their readable slug.
+func TestNodeIRIsAreInjective(t *testing.T) {
+	doc := mdkb.Parse("langs.md", `"e"`, []byte("---\ntitle: Languages\nauthor: C++\n"+
+		"graph_entities: [C++, C#, e-mail, e mail, Cursor, \"cursor \", Installation]\n---\n# Languages\n"))
+	g := mdkb.Build([]*mdkb.DocInfo{doc})
+	labels := map[string][]string{}
+	for _, n := range g.Nodes {
+		if n.Path == "" {
+			labels[n.ID] = append(labels[n.ID], n.Label)
+		}
+	}
+	ids := map[string]string{}
+	for id, ls := range labels {
+		for _, l := range ls {
+			ids[l] = id
+		}
+	}
+	if ids["C++"] == ids["C#"] || ids["e-mail"] == ids["e mail"] || ids["C++"] == "" || ids["C#"] == "" {
+		t.Errorf("names share an IRI: %v", ids)
+	}
+	if ids["Installation"] != mdkb.Base+"entity/installation" || ids["e mail"] != mdkb.Base+"entity/e-mail" {
+		t.Errorf("plain names lost their readable slug: %v", ids)
+	}
+	if _, ok := ids["Cursor"]; !ok {
+		t.Errorf("no Cursor node: %v", ids)
+	}
+	if len(labels[ids["Cursor"]]) != 1 {
+		t.Errorf("Cursor and cursor are two nodes: %v", labels)
+	}
+	var person string
+	for _, tr := range g.Triples {
+		if tr.P == mdkb.SchemaNS+"author" {
+			person = tr.O.Value
+		}
+	}
+	if !strings.HasPrefix(person, mdkb.Base+"person/c-") || person == mdkb.Base+"person/c" {
+		t.Errorf("author C++ = %s", person)
+	}
+}
