@@ -3,6 +3,7 @@ package mdkb_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,8 +373,11 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	skipped := map[string]string{}
-	for _, sk := range res.Skipped {
+	for _, sk := range res.Skipped.Examples {
 		skipped[sk.Path] = sk.Reason
+	}
+	if res.Skipped.Counts["tooLarge"] != 1 || res.Skipped.Counts["overFileLimit"] != 2 {
+		t.Errorf("counts %v", res.Skipped.Counts)
 	}
 	if res.DocumentCount != 2 || skipped["mixed/big.md"] != "tooLarge" || skipped["mixed/c.md"] != "overFileLimit" {
 		t.Errorf("documents %d, skipped %v", res.DocumentCount, skipped)
@@ -435,4 +439,26 @@ func FuzzParse(f *testing.F) {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// However many files a scope skips, the answer names at most 20 of them
+// and counts them all by reason.
+func TestSkippedFilesAreSummarized(t *testing.T) {
+	ctx := context.Background()
+	data := memstore.New()
+	for i := range 45 {
+		data.Put(ctx, fmt.Sprintf("kb-root/big/%02d.md", i), []byte(strings.Repeat("x", 101)), fileops.PutOptions{})
+	}
+	data.Put(ctx, "kb-root/big/ok.md", []byte("# OK\n"), fileops.PutOptions{})
+	s := newService(t, data, nil, func(l *mdkb.Limits) { l.MaximumFileBytes = 100 })
+	res, err := s.Search(ctx, mdkb.SearchArgs{Query: "ok", Directory: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped == nil || res.Skipped.Counts["tooLarge"] != 45 || len(res.Skipped.Examples) != 20 || res.Skipped.Examples[0].Path != "big/00.md" {
+		t.Errorf("skipped = %+v", res.Skipped)
+	}
+	if b, _ := json.Marshal(res); len(b) > 4096 {
+		t.Errorf("the answer for 45 skipped files is %d bytes", len(b))
+	}
 }

@@ -116,6 +116,31 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.gob"
 }
 
+// SkipSummary tells which files in scope are not in the graph: how many
+// for each reason (tooLarge, overFileLimit, binary, deleted), and the first
+// maxSkippedExamples of them in path order. An answer stays bounded however
+// many files a scope skips.
+type SkipSummary struct {
+	Counts   map[string]int `json:"counts"`
+	Examples []Skipped      `json:"examples"`
+}
+
+const maxSkippedExamples = 20
+
+func (st *scopeState) skipSummary() *SkipSummary {
+	if len(st.skipped) == 0 {
+		return nil
+	}
+	all := append([]Skipped(nil), st.skipped...)
+	sort.Slice(all, func(i, j int) bool { return all[i].Path < all[j].Path })
+	sum := &SkipSummary{Counts: map[string]int{}}
+	for _, sk := range all {
+		sum.Counts[sk.Reason]++
+	}
+	sum.Examples = all[:min(len(all), maxSkippedExamples)]
+	return sum
+}
+
 // unresolved is the graph's unresolved wiki links, or nil when every link
 // resolved.
 func (st *scopeState) unresolved() *UnresolvedLinks {
@@ -389,7 +414,7 @@ type SearchResult struct {
 	TripleCount   int           `json:"tripleCount"`
 	Matches       []Match       `json:"matches"`
 	Snapshot      SnapshotInfo  `json:"snapshot"`
-	Skipped       []Skipped     `json:"skipped,omitempty"`
+	Skipped       *SkipSummary  `json:"skipped,omitempty"`
 	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
 	// UnresolvedLinks counts the wiki links that name no document in scope.
 	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
@@ -421,7 +446,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 		return nil, err
 	}
 	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
-		Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
+		Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 
 // ExportArgs are the arguments of file_context_markdown_graph_export.
@@ -438,7 +463,7 @@ type ExportResult struct {
 	Truncated     bool          `json:"truncated"`
 	Content       string        `json:"content"`
 	Snapshot      SnapshotInfo  `json:"snapshot"`
-	Skipped       []Skipped     `json:"skipped,omitempty"`
+	Skipped       *SkipSummary  `json:"skipped,omitempty"`
 	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
 	// UnresolvedLinks counts the wiki links that name no document in scope.
 	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
@@ -475,7 +500,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	}
 	content, truncated := cut(content, s.limits.MaximumExportBytes)
 	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Truncated: truncated,
-		Content: content, Snapshot: st.snap, Skipped: st.skipped, FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
+		Content: content, Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 
 // Refresh brings the snapshots that cover a changed key up to date: the
