@@ -17,12 +17,7 @@ import (
 // warnings alike, as "rule path".
 func nagFindings(t *testing.T, ctx map[string]any) []string {
 	t.Helper()
-	app := newApp(t, ctx)
-	cfg, err := ConfigFromContext(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := NewStack(app, cfg)
+	app, st := newStack(t, ctx)
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsiiBool(true)}), nil)
 	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsiiBool(true)}), nil)
 	annotations := assertions.Annotations_FromStack(st.Stack)

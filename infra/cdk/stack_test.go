@@ -30,14 +30,20 @@ func assets(t *testing.T) string {
 // synth builds the stack for a context and returns its template as JSON.
 func synth(t *testing.T, ctx map[string]any) (*Stack, map[string]any) {
 	t.Helper()
+	_, st := newStack(t, ctx)
+	tpl := assertions.Template_FromStack(st.Stack, nil)
+	return st, *tpl.ToJSON()
+}
+
+// newStack builds the stack of a context in a new app, not yet synthesized.
+func newStack(t *testing.T, ctx map[string]any) (awscdk.App, *Stack) {
+	t.Helper()
 	app := newApp(t, ctx)
 	cfg, err := ConfigFromContext(app)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewStack(app, cfg)
-	tpl := assertions.Template_FromStack(st.Stack, nil)
-	return st, *tpl.ToJSON()
+	return app, NewStack(app, cfg)
 }
 
 // newApp is an app with a context and the built function zips.

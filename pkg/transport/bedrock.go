@@ -235,33 +235,20 @@ type segment struct {
 	fileBytes int
 }
 
-// segments splits content into its lines (rows, when numbered).
+// segments splits content into its lines (rows, when numbered) by the
+// line rule of package fileops.
 func segments(content string, numbered bool) []segment {
-	var out []segment
-	for rest := content; rest != ""; {
-		n := firstLineEnd(rest)
-		seg := segment{text: rest[:n], fileBytes: n}
+	lines := fileops.SplitLines([]byte(content))
+	out := make([]segment, len(lines))
+	for i, l := range lines {
+		out[i] = segment{text: string(l), fileBytes: len(l)}
 		if numbered {
-			if tab := strings.IndexByte(seg.text, '\t'); tab >= 0 {
-				seg.fileBytes -= tab + 1
+			if tab := strings.IndexByte(out[i].text, '\t'); tab >= 0 {
+				out[i].fileBytes -= tab + 1
 			}
 		}
-		out = append(out, seg)
-		rest = rest[n:]
 	}
 	return out
-}
-
-// firstLineEnd returns the end of the first line of s, terminator included.
-func firstLineEnd(s string) int {
-	i := strings.IndexAny(s, "\n\r")
-	if i < 0 {
-		return len(s)
-	}
-	if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-		i++
-	}
-	return i + 1
 }
 
 // fitContent cuts a text result after its last whole line that fits and

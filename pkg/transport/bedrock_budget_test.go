@@ -177,8 +177,8 @@ func TestBedrockContinuationsReachTheEnd(t *testing.T) {
 				}
 				switch {
 				case isStr(m["content"]) && tool == "file_access_read_lines":
-					for _, row := range splitRows(m["content"].(string)) {
-						got.WriteString(row[strings.IndexByte(row, '\t')+1:])
+					for _, row := range fileops.SplitLines([]byte(m["content"].(string))) {
+						got.Write(row[bytes.IndexByte(row, '\t')+1:])
 					}
 				case isStr(m["content"]):
 					got.WriteString(m["content"].(string))
@@ -231,24 +231,6 @@ func withArg(args map[string]any, kv ...any) map[string]any {
 		o[kv[i].(string)] = kv[i+1]
 	}
 	return o
-}
-
-// splitRows splits read_lines content into its rows by the line rule.
-func splitRows(s string) []string {
-	var rows []string
-	for s != "" {
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			rows = append(rows, s)
-			break
-		}
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			i++
-		}
-		rows = append(rows, s[:i+1])
-		s = s[i+1:]
-	}
-	return rows
 }
 
 // An AgentCore Gateway Lambda-target invocation: the tool from the client
