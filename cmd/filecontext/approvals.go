@@ -11,8 +11,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/filecontext-aws/filecontext/pkg/client"
-	"github.com/filecontext-aws/filecontext/pkg/transport"
+	"github.com/filecontext-aws/filecontext/pkg/console"
 )
 
 // approvals drives the approval routes of a server.
@@ -38,7 +37,7 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "filecontext approvals: say list, show ID, approve ID or reject ID\n")
 		return 2
 	}
-	var do func(method, path string, body []byte, idempotent bool) ([]byte, error)
+	var backend console.Backend
 	if *lf.root != "" || *lf.bucket != "" {
 		h, code, err := openLocal(ctx, &lf, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 		if err != nil {
@@ -46,32 +45,21 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return code
 		}
 		defer h.close()
-		do = func(method, path string, body []byte, _ bool) ([]byte, error) {
-			u, _ := url.Parse(path)
-			query := map[string]string{}
-			for k, v := range u.Query() {
-				query[k] = v[0]
-			}
-			res := h.parts.Router.Serve(ctx, transport.Request{Method: method, Path: u.Path, Query: query, Body: body, Caller: localOperator})
-			if res.Status >= 400 {
-				var e struct{ Error *client.Error }
-				if json.Unmarshal(res.Body, &e) == nil && e.Error != nil {
-					e.Error.Status = res.Status
-					return res.Body, e.Error
-				}
-			}
-			return res.Body, nil
-		}
+		backend = routerBackend(h.parts.Router, localOperator)
 	} else {
 		c, err := r.client(ctx)
 		if err != nil {
 			fmt.Fprintln(stderr, "filecontext approvals:", err)
 			return 2
 		}
-		do = func(method, path string, body []byte, idempotent bool) ([]byte, error) {
-			_, out, err := c.Do(ctx, method, path, body, idempotent)
-			return out, err
+		backend = clientBackend(c)
+	}
+	do := func(method, path string, body []byte, _ bool) ([]byte, error) {
+		status, out, err := backend(ctx, method, path, body)
+		if err != nil {
+			return nil, err
 		}
+		return out, apiError(status, out)
 	}
 	var out []byte
 	switch {

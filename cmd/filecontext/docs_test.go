@@ -164,6 +164,7 @@ var unpromptedRules = []struct {
 	{"filecontext call file_access_read fileName=notes/todo.txt --endpoint <ApiUrl> --sigv4", "needs a deployed API; TestCommandLines runs --sigv4 against the local server, pkg/client checks the signature against botocore"},
 	{"curl --aws-sigv4", "needs a deployed API and AWS credentials"},
 	{"filecontext approvals list --endpoint <ApiUrl>", "needs a deployed API; the approvals CLI runs against the local server in TestCommandLines and the README's walk-through"},
+	{"AWS_PROFILE=approver filecontext console --endpoint <ApiUrl> --sigv4", "needs a deployed API and a browser; TestConsoleCommand runs `filecontext console --endpoint --sigv4` against the local server and approves through it, TestApprovalConsoleInChromium drives the page in Chromium"},
 	{"claude mcp add", "needs Claude Code; the MCP Inspector and a TypeScript SDK client run the same `filecontext mcp` commands in the integration tests"},
 	{"OPENAI_API_KEY=... go run ./cmd/filecontext agent", "needs a model; internal/agenttest runs `filecontext agent` against a scripted OpenAI-compatible model server"},
 	{"OPENAI_BASE_URL=http://127.0.0.1:11434/v1", "needs a model server; internal/agenttest runs `filecontext agent --model-endpoint` against a scripted one"},

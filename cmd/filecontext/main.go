@@ -6,6 +6,7 @@
 //	filecontext tools [--endpoint URL]
 //	filecontext mcp --root DIR | --endpoint URL [--sigv4 --region R]
 //	filecontext approvals list|show|approve|reject ...
+//	filecontext console [--endpoint URL [--sigv4 --region R] | --root DIR] [--addr 127.0.0.1:0] [--no-open]
 //	filecontext agent [--model-endpoint URL] [--model NAME] PROMPT
 package main
 
@@ -34,6 +35,7 @@ const usage = `usage:
   filecontext approvals list [--status pending] [--limit N] [--next-token T] [--endpoint URL | --root DIR [--state DIR]]
   filecontext approvals show|approve ID [--endpoint URL | --root DIR [--state DIR]]
   filecontext approvals reject ID [--reason TEXT] [--endpoint URL | --root DIR [--state DIR]]
+  filecontext console [--endpoint URL [--sigv4 --region R] | --root DIR [--state DIR]] [--addr 127.0.0.1:0] [--no-open]
   filecontext agent [--model-endpoint URL] [--model NAME] [--conversation FILE] [--concurrent] [--endpoint URL] PROMPT
 `
 
@@ -52,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return listTools(ctx, args[1:], stdout, stderr)
 	case "approvals":
 		return approvals(ctx, args[1:], stdout, stderr)
+	case "console":
+		return runConsole(ctx, args[1:], stdout, stderr)
 	case "agent":
 		return runAgent(ctx, args[1:], stdout, stderr)
 	case "mcp":

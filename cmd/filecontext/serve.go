@@ -23,6 +23,7 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/approval/boltstore"
+	"github.com/filecontext-aws/filecontext/pkg/console"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/dirstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
@@ -176,6 +177,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHTTPHandler(ctx, h.parts.Tools, localAgent, h.log))
+	// The approval console decides as the operator, like /approvals.
+	approvalConsole := console.New(routerBackend(h.parts.Router, localOperator), console.Options{Serving: h.what})
+	mux.Handle("/console", approvalConsole)
+	mux.Handle("/console/", approvalConsole)
 	mux.Handle("/", &transport.HTTPHandler{Router: h.parts.Router, CallerFor: func(r *http.Request) toolapi.Caller {
 		if strings.HasPrefix(r.URL.Path, "/approvals") {
 			return localOperator
@@ -185,6 +190,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "filecontext: serving %s on http://%s (write tools %s, approval %s, state %s)\n",
 		h.what, ln.Addr(), *lf.writeTools, *lf.approval, h.stateDir)
+	fmt.Fprintf(stdout, "filecontext: approval console on %s\n", approvalConsole.LoginURL("http://"+ln.Addr().String()))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if h.parts.Approvals != nil {
