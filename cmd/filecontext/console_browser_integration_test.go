@@ -72,7 +72,7 @@ func TestApprovalConsoleInChromium(t *testing.T) {
 		t.Errorf("diff rows = %q", rows)
 	}
 	meta, _ := chromedp.Run(b.Ctx, chromedp.Text(chromedp.CSS(card(approveID)+" .meta")))
-	if !strings.Contains(meta, "requested by local:agent") || !strings.Contains(meta, "ago") || !strings.Contains(meta, "expires in") {
+	if !strings.HasPrefix(meta, "requested by local:agent just now") || !strings.HasSuffix(meta, "expires in 24 h") {
 		t.Errorf("meta = %q", meta)
 	}
 	shot(t, b, "console-pending.png")
