@@ -52,7 +52,7 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 3 // 3: wiki link targets without anchors, aliases
+const snapshotVersion = 4 // 3: wiki link targets without anchors, aliases; 4: skipped files
 
 // snapshot is what is kept per scope: the parsed documents, by key, and the
 // fingerprint of the manifest they were read at. It is stored gob-encoded,
@@ -63,8 +63,13 @@ type snapshot struct {
 	Scope       string     `json:"scope"`
 	Fingerprint string     `json:"fingerprint"`
 	Docs        []*DocInfo `json:"docs"`
-	etag        string
-	graph       *Graph // built once per snapshot, in memory only
+	// Skips are the files of the listing that were fetched and left out
+	// (not UTF-8, over the size limit), with the ETag they had: reported
+	// the same when the snapshot is reused, and not fetched again while
+	// they are unchanged.
+	Skips []skippedFile `json:"skips"`
+	etag  string
+	graph *Graph // built once per snapshot, in memory only
 }
 
 // built returns the snapshot's graph, building it on first use.
@@ -97,14 +102,22 @@ type Skipped struct {
 type listed struct {
 	key, path, etag string
 	size            int64
+	modified        time.Time
+}
+
+// skippedFile is a fetched file left out of the graph, as of its ETag.
+type skippedFile struct {
+	Path, ETag, Reason string
 }
 
 // scopeState is the outcome of loading a scope.
 type scopeState struct {
-	graph   *Graph
-	snap    SnapshotInfo
-	skipped []Skipped
-	invalid *InvalidNames // nil when there were none
+	graph    *Graph
+	snap     SnapshotInfo
+	skipped  []Skipped
+	invalid  *InvalidNames // nil when there were none
+	inScope  int           // Markdown files in scope with valid names
+	capLimit string        // the cap that left documents out, or ""
 }
 
 func (s *Service) snapshotKey(dir pathsafe.Path) string {
@@ -117,7 +130,7 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 }
 
 // SkipSummary tells which files in scope are not in the graph: how many
-// for each reason (tooLarge, overFileLimit, binary, deleted), and the first
+// for each reason (tooLarge, overFileLimit, overByteLimit, binary, deleted), and the first
 // maxSkippedExamples of them in path order. An answer stays bounded however
 // many files a scope skips.
 type SkipSummary struct {
@@ -141,6 +154,16 @@ func (st *scopeState) skipSummary() *SkipSummary {
 	return sum
 }
 
+// limit names the limit that left something out of an answer, "" if none:
+// the export budget when cut, else the cap on files or bytes.
+func (st *scopeState) limit(cut bool) string {
+	switch {
+	case cut:
+		return "maximumExportBytes"
+	}
+	return st.capLimit
+}
+
 // unresolved is the graph's unresolved wiki links, or nil when every link
 // resolved.
 func (st *scopeState) unresolved() *UnresolvedLinks {
@@ -151,14 +174,18 @@ func (st *scopeState) unresolved() *UnresolvedLinks {
 	return &u
 }
 
-// list returns the Markdown files in scope, in key order, and those left out.
-// Keys that are not valid logical paths are counted in invalid, never listed.
-func (s *Service) list(ctx context.Context, dir pathsafe.Path) (files []listed, skipped []Skipped, invalid int, err error) {
+// list returns the Markdown files in scope that the graph uses, in key
+// order, and those left out. Over the file cap the graph uses the most
+// recently modified files (ties by path), so the choice depends only on the
+// listing; the same holds for the byte cap, which a smaller, older file may
+// still fit under. Keys that are not valid logical paths are counted in invalid,
+// never listed.
+func (s *Service) list(ctx context.Context, dir pathsafe.Path) (files []listed, skipped []Skipped, invalid, inScope int, err error) {
 	token := ""
 	for {
 		page, err := s.data.List(ctx, fileops.ListOptions{Prefix: dir.Key(), Token: token})
 		if err != nil {
-			return nil, nil, 0, fileops.MapStoreError("list", dir.String(), err)
+			return nil, nil, 0, 0, fileops.MapStoreError("list", dir.String(), err)
 		}
 		for _, o := range page.Objects {
 			if !strings.HasSuffix(strings.ToLower(o.Key), ".md") {
@@ -169,20 +196,54 @@ func (s *Service) list(ctx context.Context, dir pathsafe.Path) (files []listed, 
 				invalid++
 				continue
 			}
-			rel := p.String()
-			switch {
-			case o.Size > s.limits.MaximumFileBytes:
-				skipped = append(skipped, Skipped{Path: rel, Reason: "tooLarge"})
-			case len(files) == s.limits.MaximumFiles:
-				skipped = append(skipped, Skipped{Path: rel, Reason: "overFileLimit"})
-			default:
-				files = append(files, listed{key: o.Key, path: rel, etag: o.ETag, size: o.Size})
+			inScope++
+			if o.Size > s.limits.MaximumFileBytes {
+				skipped = append(skipped, Skipped{Path: p.String(), Reason: "tooLarge"})
+				continue
 			}
+			files = append(files, listed{key: o.Key, path: p.String(), etag: o.ETag, size: o.Size, modified: o.LastModified})
 		}
 		if token = page.NextToken; token == "" {
-			return files, skipped, invalid, nil
+			break
 		}
 	}
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	if len(files) > s.limits.MaximumFiles || total > s.limits.MaximumTotalBytes {
+		sort.SliceStable(files, func(i, j int) bool {
+			a, b := files[i].modified, files[j].modified
+			return a.After(b) || a.Equal(b) && files[i].key < files[j].key
+		})
+		var used []listed
+		total = 0
+		for _, f := range files {
+			switch {
+			case len(used) == s.limits.MaximumFiles:
+				skipped = append(skipped, Skipped{Path: f.path, Reason: "overFileLimit"})
+			case total+f.size > s.limits.MaximumTotalBytes:
+				skipped = append(skipped, Skipped{Path: f.path, Reason: "overByteLimit"})
+			default:
+				used = append(used, f)
+				total += f.size
+			}
+		}
+		files = used
+		sort.Slice(files, func(i, j int) bool { return files[i].key < files[j].key })
+	}
+	return files, skipped, invalid, inScope, nil
+}
+
+// countReason counts the skipped files of one reason.
+func countReason(skipped []Skipped, reason string) int {
+	n := 0
+	for _, sk := range skipped {
+		if sk.Reason == reason {
+			n++
+		}
+	}
+	return n
 }
 
 func fingerprint(files []listed) string {
@@ -197,7 +258,7 @@ func fingerprint(files []listed) string {
 // snapshot whose fingerprint equals the listing's, and otherwise fetches
 // only new and changed files, then saves the snapshot.
 func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) (*scopeState, error) {
-	files, skipped, invalid, err := s.list(ctx, dir)
+	files, skipped, invalid, inScope, err := s.list(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -215,12 +276,21 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 			prior = stored
 		}
 	}
-	st := &scopeState{skipped: skipped}
+	st := &scopeState{skipped: skipped, inScope: inScope}
+	switch {
+	case countReason(skipped, "overFileLimit") > 0:
+		st.capLimit = "maximumGraphFiles"
+	case countReason(skipped, "overByteLimit") > 0:
+		st.capLimit = "maximumGraphBytes"
+	}
 	if invalid > 0 {
 		st.invalid = &InvalidNames{InvalidName: invalid}
 	}
 	if prior != nil && prior.Fingerprint == fp {
 		st.snap = SnapshotInfo{Fingerprint: fp, Reused: true}
+		for _, sk := range prior.Skips {
+			st.skipped = append(st.skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
+		}
 		s.mu.Lock()
 		st.graph = prior.built()
 		s.mu.Unlock()
@@ -228,23 +298,39 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 		return st, nil
 	}
 	known := map[string]*DocInfo{}
+	knownSkips := map[string]skippedFile{}
 	if prior != nil {
 		for _, d := range prior.Docs {
 			known[d.Path] = d
 		}
+		for _, sk := range prior.Skips {
+			knownSkips[sk.Path] = sk
+		}
 	}
 	docs := make([]*DocInfo, len(files))
 	var todo []int
+	var skips []skippedFile
 	for i, f := range files {
 		if d, ok := known[f.path]; ok && d.ETag == f.etag {
 			docs[i] = d
+		} else if sk, ok := knownSkips[f.path]; ok && sk.ETag == f.etag {
+			skips = append(skips, sk)
+			st.skipped = append(st.skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
 		} else {
 			todo = append(todo, i)
 		}
 	}
-	if err := s.fetch(ctx, files, todo, docs, st); err != nil {
+	fetched, err := s.fetch(ctx, files, todo, docs)
+	if err != nil {
 		return nil, err
 	}
+	for _, sk := range fetched {
+		st.skipped = append(st.skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
+		if sk.Reason != "deleted" {
+			skips = append(skips, sk)
+		}
+	}
+
 	var kept []*DocInfo
 	for _, d := range docs {
 		if d != nil {
@@ -254,7 +340,8 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	if len(kept) == 0 {
 		return nil, fault.New(fault.NoMarkdown, "There is no readable Markdown file in '%s'.", dir.String()).WithPath(dir.String())
 	}
-	snap := &snapshot{Version: snapshotVersion, Scope: dir.String(), Fingerprint: fp, Docs: kept}
+	sort.Slice(skips, func(i, j int) bool { return skips[i].Path < skips[j].Path })
+	snap := &snapshot{Version: snapshotVersion, Scope: dir.String(), Fingerprint: fp, Docs: kept, Skips: skips}
 	if prior != nil {
 		s.mu.Lock()
 		snap.etag = prior.etag
@@ -284,10 +371,12 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	return st, nil
 }
 
-// fetch reads and parses the files at the indexes of todo, concurrently.
-func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []*DocInfo, st *scopeState) error {
+// fetch reads and parses the files at the indexes of todo, concurrently,
+// into docs, and returns the files it left out, in path order.
+func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []*DocInfo) ([]skippedFile, error) {
 	var mu sync.Mutex
 	var firstErr error
+	var skipped []skippedFile
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(s.limits.FetchConcurrency, max(len(todo), 1)) {
@@ -302,7 +391,7 @@ func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []
 				case err != nil && firstErr == nil:
 					firstErr = err
 				case skip != "":
-					st.skipped = append(st.skipped, Skipped{Path: f.path, Reason: skip})
+					skipped = append(skipped, skippedFile{Path: f.path, ETag: f.etag, Reason: skip})
 				default:
 					docs[i] = d
 				}
@@ -319,13 +408,13 @@ func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return fault.As(err)
+		return nil, fault.As(err)
 	}
-	sort.Slice(st.skipped, func(i, j int) bool { return st.skipped[i].Path < st.skipped[j].Path })
-	return nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return skipped, nil
 }
 
 func (s *Service) fetchOne(ctx context.Context, f listed) (*DocInfo, string, error) {
@@ -410,12 +499,20 @@ type SearchArgs struct {
 
 // SearchResult is its result.
 type SearchResult struct {
-	DocumentCount int           `json:"documentCount"`
-	TripleCount   int           `json:"tripleCount"`
-	Matches       []Match       `json:"matches"`
-	Snapshot      SnapshotInfo  `json:"snapshot"`
-	Skipped       *SkipSummary  `json:"skipped,omitempty"`
-	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
+	DocumentCount int `json:"documentCount"`
+	TripleCount   int `json:"tripleCount"`
+	// Truncated says a cap left documents of the scope out of the graph
+	// (Limit "maximumGraphFiles" or "maximumGraphBytes"); FilesInScope
+	// counts the Markdown files in scope, FilesUsed the documents in the
+	// graph.
+	Truncated    bool          `json:"truncated"`
+	Limit        string        `json:"limit,omitempty"`
+	FilesInScope int           `json:"filesInScope"`
+	FilesUsed    int           `json:"filesUsed"`
+	Matches      []Match       `json:"matches"`
+	Snapshot     SnapshotInfo  `json:"snapshot"`
+	Skipped      *SkipSummary  `json:"skipped,omitempty"`
+	FilesSkipped *InvalidNames `json:"filesSkipped,omitempty"`
 	// UnresolvedLinks counts the wiki links that name no document in scope.
 	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
@@ -446,6 +543,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 		return nil, err
 	}
 	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
+		Truncated: st.capLimit != "", Limit: st.limit(false), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
 		Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 
@@ -457,14 +555,21 @@ type ExportArgs struct {
 
 // ExportResult is its result.
 type ExportResult struct {
-	Format        string        `json:"format"`
-	DocumentCount int           `json:"documentCount"`
-	TripleCount   int           `json:"tripleCount"`
-	Truncated     bool          `json:"truncated"`
-	Content       string        `json:"content"`
-	Snapshot      SnapshotInfo  `json:"snapshot"`
-	Skipped       *SkipSummary  `json:"skipped,omitempty"`
-	FilesSkipped  *InvalidNames `json:"filesSkipped,omitempty"`
+	Format        string `json:"format"`
+	DocumentCount int    `json:"documentCount"`
+	TripleCount   int    `json:"tripleCount"`
+	// Truncated says something of the scope's graph is not in Content:
+	// Limit "maximumExportBytes" when the content was cut at the export
+	// budget, "maximumGraphFiles" or "maximumGraphBytes" when only a cap
+	// left documents out (FilesUsed of FilesInScope).
+	Truncated    bool          `json:"truncated"`
+	Limit        string        `json:"limit,omitempty"`
+	FilesInScope int           `json:"filesInScope"`
+	FilesUsed    int           `json:"filesUsed"`
+	Content      string        `json:"content"`
+	Snapshot     SnapshotInfo  `json:"snapshot"`
+	Skipped      *SkipSummary  `json:"skipped,omitempty"`
+	FilesSkipped *InvalidNames `json:"filesSkipped,omitempty"`
 	// UnresolvedLinks counts the wiki links that name no document in scope.
 	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
@@ -498,8 +603,9 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	case "dot":
 		content = st.graph.DOT()
 	}
-	content, truncated := cut(content, s.limits.MaximumExportBytes)
-	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Truncated: truncated,
+	content, cutAtBudget := cut(content, s.limits.MaximumExportBytes)
+	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples),
+		Truncated: cutAtBudget || st.capLimit != "", Limit: st.limit(cutAtBudget), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
 		Content: content, Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
 }
 

@@ -21,8 +21,8 @@ func GraphSpecs() []Tool {
 			Description: "Search the knowledge graph built from the Markdown files in scope: each document is a schema:Article with its front-matter title, summary, " +
 				"tags, author and dates; links and [[wiki links]] connect documents. Ranking: exact title 1.0, title contains 0.95, description 0.75, " +
 				"keywords and related labels 0.65, body text 0.5 (all query words 0.4); ties by label. Returns {documentCount, tripleCount, " +
-				"matches: [{nodeId, label, description?, path?, score, source}], snapshot: {fingerprint, reused, fetched}}; path can be passed to the read tools. " +
-				"At most 1,000 files of at most 1 MiB.",
+				"matches: [{nodeId, label, description?, path?, score, source}], snapshot, truncated, filesInScope, filesUsed}; path can be passed to the read tools. " +
+				"Files of at most 1 MiB; over 20,000 files or 64 MiB in scope the most recently modified are used, with truncated: true.",
 			Params: []Param{
 				{Name: "query", Type: "string", Required: true, Description: "Words to find; not blank."},
 				dir,

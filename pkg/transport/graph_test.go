@@ -3,11 +3,13 @@ package transport_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/memstore"
 	"github.com/filecontext-aws/filecontext/pkg/fileops/storetest"
 	"github.com/filecontext-aws/filecontext/pkg/mdkb"
@@ -57,5 +59,40 @@ func TestEveryGraphEventFile(t *testing.T) {
 				t.Errorf("the answer shows the root prefix: %s", body)
 			}
 		})
+	}
+}
+
+// TestAGraphOf20000FilesAnswersBedrockWithinBudget: a scope of 20,500
+// notes, over the graph's file cap, answers a search through the Bedrock
+// transport within the response budget, saying how many files it used.
+func TestAGraphOf20000FilesAnswersBedrockWithinBudget(t *testing.T) {
+	data := memstore.New()
+	for i := range 20500 {
+		body := fmt.Sprintf("---\ntitle: Note %d\ntags: [area%d]\n---\n# Note %d\n\nSee [[Note %d]] and [[Missing %d]]; approvals are %s.\n", i, i%50, i, (i+1)%20500, i%300, []string{"pending", "applied", "rejected"}[i%3])
+		data.Put(context.Background(), fmt.Sprintf("vault/area%02d/note%05d.md", i%50, i), []byte(body), fileops.PutOptions{})
+	}
+	g := mdkb.New(data, pathsafe.Root{}, memstore.New(), mdkb.DefaultLimits())
+	r := &transport.Router{Tools: toolapi.New(toolapi.Options{Extra: graphtools.Tools(g)})}
+	for _, api := range []bool{false, true} {
+		body, whole, _ := callBedrock(t, r, api, "file_context_markdown_graph_search", map[string]any{"query": "approvals pending", "maxResults": 100}, 24000)
+		if len(whole) > 24000 {
+			t.Errorf("api %v: the response is %d bytes", api, len(whole))
+		}
+		var res struct {
+			Truncated               bool
+			Limit                   string
+			FilesInScope, FilesUsed int
+			DocumentCount           int
+			Matches                 []json.RawMessage
+			Skipped                 struct{ Counts map[string]int }
+			UnresolvedLinks         struct{ Count int }
+		}
+		if err := json.Unmarshal([]byte(body), &res); err != nil {
+			t.Fatalf("api %v: %v: %.300s", api, err, body)
+		}
+		if !res.Truncated || res.Limit != "maximumGraphFiles" || res.FilesInScope != 20500 || res.FilesUsed != 20000 || res.DocumentCount != 20000 ||
+			res.Skipped.Counts["overFileLimit"] != 500 || len(res.Matches) == 0 || res.UnresolvedLinks.Count == 0 {
+			t.Errorf("api %v: %.600s", api, body)
+		}
 	}
 }

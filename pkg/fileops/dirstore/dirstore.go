@@ -31,6 +31,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 )
@@ -40,8 +41,9 @@ const tempPrefix = ".filecontext-tmp-"
 
 // Store is a fileops.Store over a directory.
 type Store struct {
-	root *os.Root
-	mu   sync.Mutex // serialises conditional writes and deletes
+	root     *os.Root
+	mu       sync.Mutex // serialises conditional writes and deletes
+	listings listings
 }
 
 var _ fileops.Store = (*Store)(nil)
@@ -200,13 +202,86 @@ func (s *Store) List(ctx context.Context, opts fileops.ListOptions) (fileops.Lis
 	if opts.Delimiter != "" && opts.Delimiter != "/" {
 		return fileops.ListPage{}, &fileops.StoreError{Code: "InvalidArgument", Err: fmt.Errorf("delimiter %q is not supported", opts.Delimiter)}
 	}
-	dir := opts.Prefix[:strings.LastIndexByte(opts.Prefix, '/')+1]
-	var objs []fileops.ObjectInfo
-	if err := s.walk(ctx, dir, opts.Prefix, opts.Delimiter == "", &objs); err != nil {
-		return fileops.ListPage{}, err
+	// A continuation pages through the walk of its first page: a listing
+	// of many pages walks the tree once, and sees it as it was then.
+	gen, inner, _ := strings.Cut(opts.Token, ".")
+	if inner == "" {
+		gen, inner = "", opts.Token
 	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
-	return fileops.PageSorted(objs, opts)
+	objs, ok := s.listings.get(gen, opts.Prefix, opts.Delimiter)
+	if !ok {
+		dir := opts.Prefix[:strings.LastIndexByte(opts.Prefix, '/')+1]
+		if err := s.walk(ctx, dir, opts.Prefix, opts.Delimiter == "", &objs); err != nil {
+			return fileops.ListPage{}, err
+		}
+		sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
+		gen = ""
+	}
+	o := opts
+	o.Token = inner
+	page, err := fileops.PageSorted(objs, o)
+	if err != nil || page.NextToken == "" {
+		return page, err
+	}
+	if gen == "" {
+		gen = s.listings.put(objs, opts.Prefix, opts.Delimiter)
+	}
+	page.NextToken = gen + "." + page.NextToken
+	return page, nil
+}
+
+// listings keeps the walks of listings in progress for their continuations:
+// a few, for a short time.
+type listings struct {
+	mu   sync.Mutex
+	next int
+	kept map[string]*listing
+}
+
+type listing struct {
+	prefix, delimiter string
+	objs              []fileops.ObjectInfo
+	used              time.Time
+}
+
+const (
+	listingsKept = 8
+	listingTTL   = 2 * time.Minute
+)
+
+func (l *listings) get(gen, prefix, delimiter string) ([]fileops.ObjectInfo, bool) {
+	if gen == "" {
+		return nil, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := l.kept[gen]
+	if k == nil || k.prefix != prefix || k.delimiter != delimiter || time.Since(k.used) > listingTTL {
+		return nil, false
+	}
+	k.used = time.Now()
+	return k.objs, true
+}
+
+func (l *listings) put(objs []fileops.ObjectInfo, prefix, delimiter string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept == nil {
+		l.kept = map[string]*listing{}
+	}
+	for len(l.kept) >= listingsKept {
+		oldest := ""
+		for g, k := range l.kept {
+			if oldest == "" || k.used.Before(l.kept[oldest].used) {
+				oldest = g
+			}
+		}
+		delete(l.kept, oldest)
+	}
+	l.next++
+	gen := fmt.Sprintf("w%x", l.next)
+	l.kept[gen] = &listing{prefix: prefix, delimiter: delimiter, objs: objs, used: time.Now()}
+	return gen
 }
 
 // walk collects the files under dir whose keys start with prefix. Without
@@ -244,7 +319,10 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, recursive bool, ou
 			continue
 		}
 		key := dir + e.Name()
-		fi, err := s.root.Stat(key) // follows links that stay inside the root
+		fi, err := e.Info() // an lstat beside the open directory
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			fi, err = s.root.Stat(key) // follows links that stay inside the root
+		}
 		if err != nil {
 			continue
 		}

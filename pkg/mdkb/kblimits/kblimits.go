@@ -5,7 +5,10 @@ package kblimits
 
 // Limits bound a graph call.
 type Limits struct {
+	// MaximumFiles and MaximumTotalBytes cap the documents of one graph;
+	// over either, the most recently modified files are used.
 	MaximumFiles          int   `json:"maximumGraphFiles"`
+	MaximumTotalBytes     int64 `json:"maximumGraphBytes"`
 	MaximumFileBytes      int64 `json:"maximumGraphFileBytes"`
 	DefaultResults        int   `json:"defaultGraphResults"`
 	MaximumResults        int   `json:"maximumGraphResults"`
@@ -17,6 +20,6 @@ type Limits struct {
 
 // Default returns the contract's limits.
 func Default() Limits {
-	return Limits{MaximumFiles: 1000, MaximumFileBytes: 1 << 20, DefaultResults: 10, MaximumResults: 100,
+	return Limits{MaximumFiles: 20000, MaximumTotalBytes: 64 << 20, MaximumFileBytes: 1 << 20, DefaultResults: 10, MaximumResults: 100,
 		MaximumExportBytes: 200000, FetchConcurrency: 8, MaximumQueryBytes: 1000, MaximumSnapshotsSwept: 100}
 }
