@@ -98,7 +98,7 @@ func openLocal(ctx context.Context, f *localFlags, log *slog.Logger) (*localHost
 		if err != nil {
 			return fail(1, fmt.Errorf("AWS configuration: %w", err))
 		}
-		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = cfg.S3PathStyle }), *f.bucket)
+		store = s3store.New(s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle, o.HTTPClient = cfg.S3PathStyle, s3store.NewHTTPClient() }), *f.bucket)
 		// The state folder follows the normalized root, so "team" and
 		// "team/" park their approvals in the same place.
 		stateKey = "s3://" + *f.bucket + "/" + cfg.Root.Prefix()

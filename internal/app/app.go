@@ -16,6 +16,7 @@ import (
 	"github.com/filecontext-aws/filecontext/internal/config"
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
+	"github.com/filecontext-aws/filecontext/pkg/fileops/s3store"
 	"github.com/filecontext-aws/filecontext/pkg/toolapi"
 	"github.com/filecontext-aws/filecontext/pkg/transport"
 )
@@ -48,7 +49,8 @@ func NewLambdaClients(cfg config.Config) (*LambdaClients, error) {
 		return nil, fmt.Errorf("AWS settings: %w", err)
 	}
 	return &LambdaClients{
-		S3:     s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle}),
+		S3: s3.New(s3.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("S3"), UsePathStyle: cfg.S3PathStyle,
+			HTTPClient: s3store.NewHTTPClient()}),
 		Dynamo: dynamodb.New(dynamodb.Options{Region: env.Region, Credentials: env.Credentials, BaseEndpoint: env.Endpoint("DYNAMODB")}),
 	}, nil
 }

@@ -57,6 +57,7 @@ func NewS3Client(endpoint, access, secret string) *s3.Client {
 		BaseEndpoint: aws.String(endpoint),
 		UsePathStyle: true,
 		Credentials:  credentials.NewStaticCredentialsProvider(access, secret, ""),
+		HTTPClient:   s3store.NewHTTPClient(),
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 )
 
@@ -113,6 +115,7 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 	}
 
 	workers := s.limits.GrepConcurrency
+	window := semaphore.NewWeighted(s.limits.GrepWindowBytes)
 	order := make(chan *grepJob, 2*workers)
 	jobs := make(chan *grepJob, 2*workers)
 	var listErr error
@@ -128,7 +131,7 @@ func (s *Service) Grep(ctx context.Context, a GrepArgs) (*GrepResult, error) {
 			defer wg.Done()
 			var scratch, buf []byte
 			for j := range jobs {
-				s.grepFile(ctx, j, m, &buf, &scratch, check)
+				s.grepFile(ctx, j, m, window, &buf, &scratch, check)
 				close(j.done)
 			}
 		}()
@@ -243,7 +246,7 @@ func (s *Service) listForGrep(ctx context.Context, prefix string, g *Glob, order
 // grepFile fetches and matches one file, filling in j.
 // buf and scratch are the worker's buffers, reused from file to file:
 // matched lines are copied out as strings.
-func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, buf, scratch *[]byte, check func() error) {
+func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, window *semaphore.Weighted, buf, scratch *[]byte, check func() error) {
 	limit := s.limits.MaximumGrepFileBytes
 	if j.size > limit {
 		j.skipped = "tooLarge"
@@ -252,6 +255,23 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, buf, scr
 	if j.err = check(); j.err != nil {
 		return
 	}
+	// The file's bytes (and a line's scratch copy) count against the
+	// window while it is fetched and matched; a worker keeps only small
+	// buffers between files.
+	need := min(2*(j.size+1), s.limits.GrepWindowBytes)
+	if err := window.Acquire(ctx, need); err != nil {
+		j.err = fault.As(err)
+		return
+	}
+	defer func() {
+		if cap(*buf) > keptBufferBytes {
+			*buf = nil
+		}
+		if cap(*scratch) > keptBufferBytes {
+			*scratch = nil
+		}
+		window.Release(need)
+	}()
 	obj, err := s.store.Get(ctx, j.key, GetOptions{Length: limit + 1})
 	if err != nil {
 		if isNotFound(err) { // deleted since it was listed
@@ -294,6 +314,9 @@ func (s *Service) grepFile(ctx context.Context, j *grepJob, m *matcher, buf, scr
 	}
 	j.result = f
 }
+
+// keptBufferBytes is the largest buffer a grep worker keeps between files.
+const keptBufferBytes = 256 << 10
 
 // readBody reads at most n bytes of an object into buf and closes it,
 // growing buf to the object's size first.

@@ -93,18 +93,21 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 	}
 	d.applyFrontMatter(fm)
 
-	var body, para, linkable strings.Builder // linkable: the paragraph without code spans
+	// para and linkable (the paragraph without code spans) are reused
+	// from paragraph to paragraph.
+	var body strings.Builder
+	body.Grow(min(len(src), bodyCap) + 256)
+	var para, linkable bytes.Buffer
 	heading := ""
 	flush := func() {
-		t := para.String()
-		for _, m := range wikiLink.FindAllStringSubmatch(linkable.String(), -1) {
-			if target := wikiTarget(m[1]); target != "" {
+		for _, m := range wikiLink.FindAllSubmatch(linkable.Bytes(), -1) {
+			if target := wikiTarget(string(m[1])); target != "" {
 				d.WikiLinks = append(d.WikiLinks, target)
 			}
 		}
 		linkable.Reset()
 		if body.Len() < bodyCap {
-			body.WriteString(t)
+			body.Write(para.Bytes())
 			body.WriteByte('\n')
 		}
 		para.Reset()

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/filecontext-aws/filecontext/pkg/fault"
 	"github.com/filecontext-aws/filecontext/pkg/fileops"
 	"github.com/filecontext-aws/filecontext/pkg/mdkb/kblimits"
@@ -371,6 +373,10 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	return st, nil
 }
 
+// fetchWindowBytes bounds the bytes of files being fetched and parsed at
+// once, whatever the concurrency.
+const fetchWindowBytes = 8 << 20
+
 // fetch reads and parses the files at the indexes of todo, concurrently,
 // into docs, and returns the files it left out, in path order.
 func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []*DocInfo) ([]skippedFile, error) {
@@ -379,13 +385,19 @@ func (s *Service) fetch(ctx context.Context, files []listed, todo []int, docs []
 	var skipped []skippedFile
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	window := semaphore.NewWeighted(fetchWindowBytes)
 	for range min(s.limits.FetchConcurrency, max(len(todo), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				f := files[i]
+				need := min(f.size+1, fetchWindowBytes)
+				if err := window.Acquire(ctx, need); err != nil {
+					continue // the context ended; reported below
+				}
 				d, skip, err := s.fetchOne(ctx, f)
+				window.Release(need)
 				mu.Lock()
 				switch {
 				case err != nil && firstErr == nil:
@@ -426,7 +438,9 @@ func (s *Service) fetchOne(ctx context.Context, f listed) (*DocInfo, string, err
 		return nil, "", fileops.MapStoreError("read", f.path, err)
 	}
 	defer obj.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(obj.Body, s.limits.MaximumFileBytes+1))
+	// Read into a buffer of the listed size (one allocation), at most one
+	// byte over the limit.
+	b, err := readAtMost(obj.Body, min(f.size, s.limits.MaximumFileBytes)+1, s.limits.MaximumFileBytes+1)
 	if err != nil {
 		return nil, "", fileops.MapStoreError("read", f.path, err)
 	}
@@ -437,6 +451,26 @@ func (s *Service) fetchOne(ctx context.Context, f listed) (*DocInfo, string, err
 		return nil, "binary", nil
 	}
 	return Parse(f.path, obj.Info.ETag, b), "", nil
+}
+
+// readAtMost reads r to its end or to n bytes, into a buffer of capacity
+// size that grows only when r holds more than size bytes.
+func readAtMost(r io.Reader, size, n int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for int64(len(b)) < n {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		k, err := r.Read(b[len(b):min(int64(cap(b)), n)])
+		b = b[:len(b)+k]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 func (s *Service) cached(key string) *snapshot {

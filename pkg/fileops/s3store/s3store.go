@@ -311,3 +311,18 @@ func isInvalidRange(err error) bool {
 	var re *awshttp.ResponseError
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusRequestedRangeNotSatisfiable
 }
+
+// MaxConnections is how many connections to S3 the HTTP client of
+// NewHTTPClient keeps open: as many as grep and the graph fetch at once.
+const MaxConnections = 128
+
+// NewHTTPClient is the SDK's HTTP client with enough idle connections kept
+// for the concurrent fetches of grep and the graph build: the SDK's default
+// keeps 10 per host (aws/transport/http DefaultHTTPTransportMaxIdleConnsPerHost),
+// so every fetch past the tenth would open a new connection (a TLS
+// handshake on S3).
+func NewHTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = MaxConnections, MaxConnections
+	})
+}

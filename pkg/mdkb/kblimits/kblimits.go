@@ -21,5 +21,5 @@ type Limits struct {
 // Default returns the contract's limits.
 func Default() Limits {
 	return Limits{MaximumFiles: 20000, MaximumTotalBytes: 64 << 20, MaximumFileBytes: 1 << 20, DefaultResults: 10, MaximumResults: 100,
-		MaximumExportBytes: 200000, FetchConcurrency: 8, MaximumQueryBytes: 1000, MaximumSnapshotsSwept: 100}
+		MaximumExportBytes: 200000, FetchConcurrency: 128, MaximumQueryBytes: 1000, MaximumSnapshotsSwept: 100}
 }
