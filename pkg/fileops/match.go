@@ -23,6 +23,12 @@ type matcher struct {
 	re   *regexp.Regexp
 	lits [][]byte // any-of literals, nil when there is no prefilter
 	fold bool     // lits are ASCII-lowered; search a lowered copy
+	// whole holds the pattern's literals, whole, when the pattern is
+	// nothing else (a literal or an alternation of them): a line is then
+	// decided by searching it for them, without running the expression.
+	// Case-insensitive literals must be ASCII and the line too, where ASCII
+	// lowering is exactly case folding (no ſ, no Kelvin sign).
+	whole [][]byte
 }
 
 // maxPrefilterLiterals bounds the alternatives searched one by one.
@@ -34,7 +40,8 @@ func newMatcher(re *regexp.Regexp) *matcher {
 	if err != nil {
 		return m
 	}
-	lits, ok := requiredLiterals(parsed.Simplify())
+	simple := parsed.Simplify()
+	lits, ok := requiredLiterals(simple)
 	if !ok || len(lits) == 0 || len(lits) > maxPrefilterLiterals {
 		return m
 	}
@@ -43,15 +50,77 @@ func newMatcher(re *regexp.Regexp) *matcher {
 			m.fold = true
 		}
 	}
+	exact := onlyLiterals(simple)
+	var whole [][]byte
 	for _, l := range lits {
 		b := prefilterBytes(l, m.fold)
 		if len(b) == 0 || bytes.ContainsAny(b, "\r\n") {
 			return &matcher{re: re}
 		}
 		m.lits = append(m.lits, b)
+		w := []byte(string(l.runes))
+		if m.fold {
+			if l.fold != m.fold || !isASCII(w) {
+				exact = false
+			}
+			lowerInto(w, w)
+		}
+		whole = append(whole, w)
+	}
+	if exact {
+		m.whole = whole
 	}
 	return m
 }
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// decide reports whether the line text[start:end] matches: by the whole
+// literals where they decide it, else by the expression.
+func (m *matcher) decide(text, hay []byte, start, end int) bool {
+	line := text[start:end]
+	if m.whole == nil || m.fold && !isASCII(line) {
+		return m.re.Match(line)
+	}
+	for _, w := range m.whole {
+		if bytes.Contains(hay[start:end], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyLiterals reports whether a pattern is a literal or an alternation of
+// literals, captures aside.
+func onlyLiterals(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			for sub.Op == syntax.OpCapture {
+				sub = sub.Sub[0]
+			}
+			if sub.Op != syntax.OpLiteral {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+
 
 type literal struct {
 	runes []rune
@@ -215,7 +284,7 @@ func (m *matcher) scan(text []byte, scratch *[]byte, check func() error, fn func
 		lineNo += countTerminators(text[pos:start])
 		idx, size := eol.next(start)
 		end := idx + size
-		if m.re.Match(text[start:idx]) {
+		if m.decide(text, hay, start, idx) {
 			if !fn(lineMatch{number: lineNo, start: start, end: end, termLen: size}) {
 				return nil
 			}

@@ -38,12 +38,27 @@ var matchTexts = []string{
 	"",
 	"\n\n\r\r\n",
 	"Straße STRASSE strasse\nÉcole école\n",
+	"REFUSED\nrefu\u017fed\nrefused by the \u212aelvin school\nSCHOOL\n",
 }
 
 var matchPatterns = []string{
 	"match$", "^match", "(?i)match", "error|warn", "(?i)error|warn", "(?i)k", "(?i)s", "(?i)ss", "kk",
 	"(?i)école", "école", "b[a-z]r", "foo|bar|baz", "(?i)(foo)+", "x{0}", "^$", "a*", ".", "(?i)straße",
 	"(?i)ERROR.*three", `\bwarn\b`, "(alpha|gamma)\r?$", "E(RR|rr)OR",
+	"(?i)warning|timeoutexception|refused", "(?i)refused|school", "(?i:error)|Warn", "(?i)(error|three)", "(?i)kelvin|school", "beta|gamma", "(?i)strasse|école",
+}
+
+// TestLiteralPatternsSkipTheExpression: a pattern that is only literals
+// (ASCII when case-insensitive) is decided by the literal search alone.
+func TestLiteralPatternsSkipTheExpression(t *testing.T) {
+	for p, exact := range map[string]bool{
+		"(?i)warning|timeoutexception|refused": true, "beta|gamma": true, "(?i)(error|three)": true, "TimeoutException": true,
+		"(?i)kelvin|school": true, "(?i:error)|Warn": false, "(?i)strasse|école": false, "E(RR|rr)OR": false, "match$": false,
+	} {
+		if m := newMatcher(regexp.MustCompile(p)); (m.whole != nil) != exact {
+			t.Errorf("%q: decided by literals = %v, want %v (literals %q, fold %v)", p, m.whole != nil, exact, m.lits, m.fold)
+		}
+	}
 }
 
 func TestMatcherAgreesWithPerLineMatching(t *testing.T) {
