@@ -120,8 +120,6 @@ func onlyLiterals(re *syntax.Regexp) bool {
 	return false
 }
 
-
-
 type literal struct {
 	runes []rune
 	fold  bool
