@@ -139,20 +139,21 @@ func TestMCPOverStdio(t *testing.T) {
 
 	// Every tool the server lists answers a sample call with a result.
 	samples := map[string]map[string]any{
-		"file_access_read":                   {"fileName": "notes/todo.txt"},
-		"file_access_read_lines":             {"fileName": "notes/checklist.txt", "startLine": 1},
-		"file_context_read_range":            {"path": "notes/checklist.txt"},
-		"file_access_ls":                     {"directory": "guides"},
-		"file_access_grep":                   {"regexPattern": "approval"},
-		"file_context_info":                  {"path": "notes/todo.txt"},
-		"file_context_download":              {"path": "notes/todo.txt", "maxBytes": 8},
-		"file_access_write":                  {"fileName": "notes/new.md", "content": "new\n"},
-		"file_access_delete":                 {"fileName": "notes/checklist.txt"},
-		"file_access_replace":                {"fileName": "guides/approvals.md", "oldString": "approve", "newString": "APPROVE", "replaceAll": true},
-		"file_access_replace_lines":          {"fileName": "notes/checklist.txt", "edits": []map[string]any{{"line_number": 1, "new_line": "Checklist"}}},
-		"file_context_approval_status":       {"approvalId": id},
-		"file_context_markdown_graph_search": {"query": "approvals"},
-		"file_context_markdown_graph_export": {"format": "turtle"},
+		"file_access_read":                    {"fileName": "notes/todo.txt"},
+		"file_access_read_lines":              {"fileName": "notes/checklist.txt", "startLine": 1},
+		"file_context_read_range":             {"path": "notes/checklist.txt"},
+		"file_access_ls":                      {"directory": "guides"},
+		"file_access_grep":                    {"regexPattern": "approval"},
+		"file_context_info":                   {"path": "notes/todo.txt"},
+		"file_context_download":               {"path": "notes/todo.txt", "maxBytes": 8},
+		"file_access_write":                   {"fileName": "notes/new.md", "content": "new\n"},
+		"file_access_delete":                  {"fileName": "notes/checklist.txt"},
+		"file_access_replace":                 {"fileName": "guides/approvals.md", "oldString": "approve", "newString": "APPROVE", "replaceAll": true},
+		"file_access_replace_lines":           {"fileName": "notes/checklist.txt", "edits": []map[string]any{{"line_number": 1, "new_line": "Checklist"}}},
+		"file_context_approval_status":        {"approvalId": id},
+		"file_context_markdown_graph_search":  {"query": "approvals"},
+		"file_context_markdown_graph_export":  {"format": "turtle"},
+		"file_context_markdown_graph_related": {"path": "guides/approvals.md"},
 	}
 	list, err := s.ListTools(context.Background(), nil)
 	if err != nil {

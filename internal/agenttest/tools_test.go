@@ -55,6 +55,7 @@ var readSteps = []step{
 	{"file_context_download", `{"path":"notes/todo.txt","maxBytes":5}`, `"text":"alpha"`},
 	{"file_context_markdown_graph_search", `{"query":"approvals"}`, `"label":"Approvals"`},
 	{"file_context_markdown_graph_export", `{"format":"mermaid"}`, `graph LR`},
+	{"file_context_markdown_graph_related", `{"path":"guides/approvals.md"}`, `"title":"Getting started"`},
 }
 
 func TestEveryToolThroughTheLoopWithApprovalOff(t *testing.T) {

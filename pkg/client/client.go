@@ -111,7 +111,7 @@ func New(endpoint string, opts ...Option) *Client {
 // ReadOnlyTools may be retried.
 var ReadOnlyTools = []string{"file_access_read", "file_access_read_lines", "file_context_read_range", "file_access_ls",
 	"file_access_grep", "file_context_info", "file_context_download", "file_context_approval_status",
-	"file_context_markdown_graph_search", "file_context_markdown_graph_export"}
+	"file_context_markdown_graph_search", "file_context_markdown_graph_export", "file_context_markdown_graph_related"}
 
 // Do sends one request and returns the status and body of a successful
 // answer; an error answer is *Error. idempotent allows retries.

@@ -105,11 +105,14 @@ func TestEveryTypedCall(t *testing.T) {
 	if len(s.Matches) != 1 || !strings.HasPrefix(e.Content, "digraph") {
 		t.Errorf("graph %+v %+v", s, e)
 	}
+	if _, err := c.GraphRelated(ctx, mdkb.RelatedArgs{Path: s.Matches[0].Path, Direction: "both", Depth: 2, MaxResults: 5}); err != nil {
+		t.Errorf("related: %v", err)
+	}
 	cat, err := c.Catalog(ctx)
 	must(err)
 	doc, err := c.OpenAPI(ctx)
 	must(err)
-	if len(cat.Tools) != 14 || doc["openapi"] != "3.0.0" {
+	if len(cat.Tools) != 15 || doc["openapi"] != "3.0.0" {
 		t.Errorf("catalog %d tools, openapi %v", len(cat.Tools), doc["openapi"])
 	}
 

@@ -144,6 +144,25 @@ func (c *Client) GraphExport(ctx context.Context, format, directory string) (*md
 	return &r, c.CallInto(ctx, "file_context_markdown_graph_export", map[string]any{"format": format, "directory": directory}, &r)
 }
 
+// GraphRelated calls file_context_markdown_graph_related.
+func (c *Client) GraphRelated(ctx context.Context, a mdkb.RelatedArgs) (*mdkb.RelatedResult, error) {
+	args := map[string]any{"path": a.Path}
+	if a.Direction != "" {
+		args["direction"] = a.Direction
+	}
+	if a.Depth != 0 {
+		args["depth"] = a.Depth
+	}
+	if a.Directory != "" {
+		args["directory"] = a.Directory
+	}
+	if a.MaxResults != 0 {
+		args["maxResults"] = a.MaxResults
+	}
+	var r mdkb.RelatedResult
+	return &r, c.CallInto(ctx, "file_context_markdown_graph_related", args, &r)
+}
+
 // ListApprovals is GET /approvals.
 func (c *Client) ListApprovals(ctx context.Context, status string, limit int, nextToken string) (*approval.Page, error) {
 	q := url.Values{}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Node is a searchable node of the graph.
@@ -24,6 +25,12 @@ type Graph struct {
 	Nodes     []*Node // documents first, in path order, then other nodes by ID
 	Documents int
 	Warnings  []string
+	// Links are the links between documents, by the index of the linking
+	// document (the index of its node), in the order they were found.
+	Links [][]DocLink
+	// back is Links reversed, made on first use.
+	back     [][]DocLink
+	backOnce sync.Once
 	// Unresolved counts the wiki links that name no document, with up to
 	// maxUnresolvedExamples of them.
 	Unresolved UnresolvedLinks
@@ -36,6 +43,15 @@ type UnresolvedLinks struct {
 }
 
 const maxUnresolvedExamples = 20
+
+// DocLink is a link from one document to another: the target's index, the
+// predicate's local name (mentions, related, nextStep, or a graph_edges
+// word) and the link's text.
+type DocLink struct {
+	To        int
+	Predicate string
+	Text      string
+}
 
 // wikiResolver resolves wiki links the way Obsidian does: by file name
 // without ".md" (or a front-matter alias), letter case ignored; a target
@@ -107,7 +123,7 @@ var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 // edge.
 func Build(docs []*DocInfo) *Graph {
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
-	g := &Graph{Documents: len(docs)}
+	g := &Graph{Documents: len(docs), Links: make([][]DocLink, len(docs))}
 	byPath := make(map[string]int, len(docs)) // index of a document by path
 	byName := make(map[string]*DocInfo, 2*len(docs))
 	iris := make([]string, len(docs))
@@ -203,12 +219,21 @@ func Build(docs []*DocInfo) *Graph {
 		add(id, ProvNS+"wasDerivedFrom", IRI(fileIRI(d.Path)))
 		// Mentions by document index: sorting ints is cheaper than hashing IRIs.
 		var targets []int
-		for _, l := range d.Links {
+		linkTo := func(t int, predicate, text string) {
+			for _, l := range g.Links[i] {
+				if l.To == t && l.Predicate == predicate {
+					return
+				}
+			}
+			g.Links[i] = append(g.Links[i], DocLink{To: t, Predicate: predicate, Text: text})
+		}
+		for k, l := range d.Links {
 			if t, ok := byPath[l]; ok && t != i {
 				targets = append(targets, t)
+				linkTo(t, "mentions", at(d.LinkTexts, k))
 			}
 		}
-		for _, w := range d.WikiLinks {
+		for k, w := range d.WikiLinks {
 			t := wiki.resolve(d, w)
 			if t < 0 {
 				g.Unresolved.Count++
@@ -219,6 +244,7 @@ func Build(docs []*DocInfo) *Graph {
 			}
 			if t != i {
 				targets = append(targets, t)
+				linkTo(t, "mentions", at(d.WikiTexts, k))
 			}
 		}
 		sort.Ints(targets)
@@ -231,15 +257,22 @@ func Build(docs []*DocInfo) *Graph {
 		for _, gname := range d.Groups {
 			edge(id, KBNS+"group", named("group", KBNS+"Group", gname, ""))
 		}
+		docRef := func(name, predicate string) {
+			if t := resolveDoc(name); t != nil && t != d {
+				linkTo(byPath[t.Path], predicate, name)
+			}
+		}
 		for _, r := range d.Related {
 			target, label := ref(r)
 			edge(id, KBNS+"related", target)
 			n.Related = append(n.Related, label)
+			docRef(r, "related")
 		}
 		for _, s := range d.NextSteps {
 			target, label := ref(s)
 			edge(id, KBNS+"nextStep", target)
 			n.Related = append(n.Related, label)
+			docRef(s, "nextStep")
 		}
 		for _, e := range d.Entities {
 			typ := SchemaNS + "Thing"
@@ -264,6 +297,7 @@ func Build(docs []*DocInfo) *Graph {
 			}
 			if subject == id {
 				n.Related = append(n.Related, label)
+				docRef(e.Object, localName(expand(e.Predicate, KBNS)))
 			}
 		}
 	}
@@ -271,6 +305,14 @@ func Build(docs []*DocInfo) *Graph {
 		g.Nodes = append(g.Nodes, others[id])
 	}
 	return g
+}
+
+// at returns texts[k], or "" past its end (documents of older snapshots).
+func at(texts []string, k int) string {
+	if k < len(texts) {
+		return texts[k]
+	}
+	return ""
 }
 
 // expand turns a CURIE with a known prefix, or a full IRI, into an IRI;

@@ -38,7 +38,9 @@ type DocInfo struct {
 	Entities      []Entity          `json:"entities,omitempty"`
 	Edges         []Edge            `json:"edges,omitempty"`
 	Links         []string          `json:"links,omitempty"`     // logical paths of linked .md files
+	LinkTexts     []string          `json:"linkTexts,omitempty"` // the text of each of Links
 	WikiLinks     []string          `json:"wikiLinks,omitempty"` // [[targets]], anchors, block ids, aliases and ".md" removed
+	WikiTexts     []string          `json:"wikiTexts,omitempty"` // the text shown for each of WikiLinks (its alias, else what is inside [[ ]])
 	Aliases       []string          `json:"aliases,omitempty"`   // front-matter aliases: more names for wiki links
 	Body          string            `json:"body,omitempty"`      // prose, lowercased, capped
 	Warnings      []string          `json:"warnings,omitempty"`
@@ -103,6 +105,7 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		for _, m := range wikiLink.FindAllSubmatch(linkable.Bytes(), -1) {
 			if target := wikiTarget(string(m[1])); target != "" {
 				d.WikiLinks = append(d.WikiLinks, target)
+				d.WikiTexts = append(d.WikiTexts, wikiText(string(m[1])))
 			}
 		}
 		linkable.Reset()
@@ -129,7 +132,7 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 			}
 		case *ast.Link:
 			if entering {
-				d.addLink(string(n.Destination))
+				d.addLink(string(n.Destination), linkText(n, src))
 			}
 		case *ast.Text:
 			if entering {
@@ -181,7 +184,7 @@ func firstLine(s string) string {
 // addLink keeps links to other Markdown files, resolved against the
 // document's directory; anchors and queries are dropped, URLs and links that
 // leave the root are ignored.
-func (d *DocInfo) addLink(dest string) {
+func (d *DocInfo) addLink(dest, text string) {
 	if dest == "" || strings.HasPrefix(dest, "#") || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") || strings.HasPrefix(dest, "/") {
 		return
 	}
@@ -199,6 +202,37 @@ func (d *DocInfo) addLink(dest string) {
 		return
 	}
 	d.Links = append(d.Links, target)
+	d.LinkTexts = append(d.LinkTexts, text)
+}
+
+// maxLinkText bounds the text kept for one link.
+const maxLinkText = 200
+
+// linkText is the plain text of a link's label.
+func linkText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && c != n {
+			switch t := c.(type) {
+			case *ast.Text:
+				b.Write(t.Segment.Value(src))
+			case *ast.String:
+				b.Write(t.Value)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	text, _ := cut(strings.TrimSpace(b.String()), maxLinkText)
+	return text
+}
+
+// wikiText is what a wiki link shows: its alias, else its inside.
+func wikiText(inner string) string {
+	if _, alias, ok := strings.Cut(inner, "|"); ok && strings.TrimSpace(alias) != "" {
+		inner = alias
+	}
+	text, _ := cut(strings.TrimSpace(inner), maxLinkText)
+	return text
 }
 
 // applyFrontMatter reads the markdown-ld-kb keys.

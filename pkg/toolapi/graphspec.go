@@ -5,8 +5,9 @@ package toolapi
 // function) can still describe them, as the OpenAPI document of the graph
 // action group does; package graphtools attaches the runs.
 const (
-	ToolGraphSearch = "file_context_markdown_graph_search"
-	ToolGraphExport = "file_context_markdown_graph_export"
+	ToolGraphSearch  = "file_context_markdown_graph_search"
+	ToolGraphExport  = "file_context_markdown_graph_export"
+	ToolGraphRelated = "file_context_markdown_graph_related"
 )
 
 // GraphSpecs returns the graph tools' names, descriptions and parameters,
@@ -38,6 +39,21 @@ func GraphSpecs() []Tool {
 			Params: []Param{
 				{Name: "format", Type: "string", Required: true, Description: "jsonld, turtle, mermaid or dot (case-insensitive; also JsonLd, json-ld, ttl)."},
 				dir,
+			},
+		},
+		{
+			Name:     ToolGraphRelated,
+			ReadOnly: true,
+			Description: "List the neighbourhood of one Markdown document in the knowledge graph: the documents it links to (out) and that link to it " +
+				"(in: backlinks), by Markdown links, [[wiki links]], graph_related, graph_next_steps and graph_edges, with their titles and the links' text. " +
+				"depth 2 adds the documents one more link away (same direction), each with the document in between (via). Returns {path, title, " +
+				"direction, depth, links: [{direction, depth, path, title, predicate, text?, via?}], truncated}; at most maxResults links, nearest first.",
+			Params: []Param{
+				{Name: "path", Type: "string", Required: true, Description: "The document, e.g. 'guides/setup.md' (a path a search returned)."},
+				{Name: "direction", Type: "string", Default: "both", Description: "Optional. out, in or both (the default)."},
+				{Name: "depth", Type: "integer", Minimum: &one, Default: 1, Description: "Optional. 1 (the default) or 2."},
+				dir,
+				{Name: "maxResults", Type: "integer", Minimum: &one, Default: 50, Description: "Optional. How many links; default 50, at most 200."},
 			},
 		},
 	}

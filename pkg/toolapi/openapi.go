@@ -44,7 +44,9 @@ const MaxGroupOperations = 11
 // graph group is described from GraphSpecs where the host has no graph.
 func (s *Server) GroupTools(group string) ([]*Tool, bool) {
 	var tools []*Tool
-	isGraph := func(name string) bool { return name == ToolGraphSearch || name == ToolGraphExport }
+	isGraph := func(name string) bool {
+		return name == ToolGraphSearch || name == ToolGraphExport || name == ToolGraphRelated
+	}
 	switch group {
 	case "read", "write":
 		for _, t := range s.Enabled() {

@@ -248,7 +248,7 @@ func (s *Server) Instructions() string {
 		b.WriteString("- Page through long files with file_context_read_range, passing next.cursor from each result to the next call.\n")
 	}
 	if has["file_context_markdown_graph_search"] {
-		b.WriteString("- Find documents in the Markdown knowledge base with file_context_markdown_graph_search (titles rank above descriptions, keywords and body text); export the graph with file_context_markdown_graph_export.\n")
+		b.WriteString("- Find documents in the Markdown knowledge base with file_context_markdown_graph_search (titles rank above descriptions, keywords and body text); follow a document's links and backlinks with file_context_markdown_graph_related; export the graph with file_context_markdown_graph_export.\n")
 	}
 	if has["file_context_download"] {
 		b.WriteString("- Fetch binary files, or bytes of lines too long for a window, with file_context_download.\n")

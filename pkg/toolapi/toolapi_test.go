@@ -192,7 +192,7 @@ func TestGroupOpenAPIRefusesUnknownGroups(t *testing.T) {
 		}
 	}
 	doc, err := s.GroupOpenAPI("t", "graph")
-	if err != nil || len(doc["paths"].(map[string]any)) != 2 {
+	if err != nil || len(doc["paths"].(map[string]any)) != 3 {
 		t.Errorf("graph from the specs = %v %v", doc, err)
 	}
 }

@@ -481,7 +481,7 @@ func TestOpenAPIOfOneActionGroup(t *testing.T) {
 	want := map[string][]string{
 		"read":  {"file_access_grep", "file_access_ls", "file_access_read", "file_access_read_lines", "file_context_download", "file_context_info", "file_context_read_range"},
 		"write": {"file_access_delete", "file_access_replace", "file_access_replace_lines", "file_access_write"},
-		"graph": {"file_context_markdown_graph_export", "file_context_markdown_graph_search"},
+		"graph": {"file_context_markdown_graph_export", "file_context_markdown_graph_related", "file_context_markdown_graph_search"},
 	}
 	for _, group := range toolapi.Groups {
 		res := s.router.Serve(context.Background(), transport.Request{Method: "GET", Path: "/openapi.json", Query: map[string]string{"group": group}})

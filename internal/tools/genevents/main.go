@@ -161,6 +161,8 @@ func main() {
 	write("graph/apigw-export.json", apigw("POST", "/tools/file_context_markdown_graph_export", string(body), false), 200)
 	write("graph/bedrock-openapi-search.json", bedrockOpenAPI("file_context_markdown_graph_search", search), 200)
 	write("graph/bedrock-function-export.json", bedrockFunction("file_context_markdown_graph_export", map[string]any{"format": "JsonLd"}), 200)
+	write("graph/bedrock-function-related.json", bedrockFunction("file_context_markdown_graph_related", map[string]any{"path": "guides/approvals.md", "direction": "in"}), 200)
+	write("graph/bad-related-missing.json", apigw("POST", "/tools/file_context_markdown_graph_related", `{"path":"guides/none.md"}`, false), 404)
 	write("graph/bad-blank-query.json", bedrockFunction("file_context_markdown_graph_search", map[string]any{"query": " "}), 400)
 	write("graph/bad-format.json", apigw("POST", "/tools/file_context_markdown_graph_export", `{"format":"rdfxml"}`, false), 400)
 	write("graph/bad-no-markdown.json", apigw("POST", "/tools/file_context_markdown_graph_search", `{"query":"x","directory":"notes"}`, false), 422)

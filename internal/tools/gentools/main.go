@@ -30,19 +30,20 @@ import (
 // examples are the calls the reference shows, run on examples/ with write
 // tools on and approval off (so the answers are the applied ones).
 var examples = map[string]string{
-	"file_access_read":                   `{"fileName":"notes/todo.txt"}`,
-	"file_access_read_lines":             `{"fileName":"notes/checklist.txt","startLine":2,"endLine":3}`,
-	"file_context_read_range":            `{"path":"guides/getting-started.md","lineCount":3}`,
-	"file_access_ls":                     `{"directory":"guides"}`,
-	"file_access_grep":                   `{"regexPattern":"match$","directory":"notes"}`,
-	"file_context_info":                  `{"path":"guides"}`,
-	"file_context_download":              `{"path":"notes/todo.txt","maxBytes":16}`,
-	"file_access_write":                  `{"fileName":"notes/new.txt","content":"hello\n"}`,
-	"file_access_delete":                 `{"fileName":"notes/new.txt"}`,
-	"file_access_replace":                `{"fileName":"notes/todo.txt","oldString":"alpha","newString":"ALPHA"}`,
-	"file_access_replace_lines":          `{"fileName":"notes/todo.txt","edits":[{"line_number":2,"new_line":"beta: done","expected_line":"beta match: wire the transports"}]}`,
-	"file_context_markdown_graph_search": `{"query":"approvals","maxResults":2}`,
-	"file_context_markdown_graph_export": `{"format":"mermaid","directory":"guides"}`,
+	"file_access_read":                    `{"fileName":"notes/todo.txt"}`,
+	"file_access_read_lines":              `{"fileName":"notes/checklist.txt","startLine":2,"endLine":3}`,
+	"file_context_read_range":             `{"path":"guides/getting-started.md","lineCount":3}`,
+	"file_access_ls":                      `{"directory":"guides"}`,
+	"file_access_grep":                    `{"regexPattern":"match$","directory":"notes"}`,
+	"file_context_info":                   `{"path":"guides"}`,
+	"file_context_download":               `{"path":"notes/todo.txt","maxBytes":16}`,
+	"file_access_write":                   `{"fileName":"notes/new.txt","content":"hello\n"}`,
+	"file_access_delete":                  `{"fileName":"notes/new.txt"}`,
+	"file_access_replace":                 `{"fileName":"notes/todo.txt","oldString":"alpha","newString":"ALPHA"}`,
+	"file_access_replace_lines":           `{"fileName":"notes/todo.txt","edits":[{"line_number":2,"new_line":"beta: done","expected_line":"beta match: wire the transports"}]}`,
+	"file_context_markdown_graph_search":  `{"query":"approvals","maxResults":2}`,
+	"file_context_markdown_graph_export":  `{"format":"mermaid","directory":"guides"}`,
+	"file_context_markdown_graph_related": `{"path":"guides/approvals.md","direction":"both"}`,
 }
 
 func main() {

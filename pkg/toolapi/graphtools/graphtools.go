@@ -23,6 +23,12 @@ func Tools(g *mdkb.Service) []toolapi.Tool {
 		toolapi.ToolGraphExport: toolapi.Typed(func(ctx context.Context, a struct{ Format, Directory string }) (any, error) {
 			return g.Export(ctx, mdkb.ExportArgs{Format: a.Format, Directory: a.Directory})
 		}),
+		toolapi.ToolGraphRelated: toolapi.Typed(func(ctx context.Context, a struct {
+			Path, Direction, Directory string
+			Depth, MaxResults          int
+		}) (any, error) {
+			return g.Related(ctx, mdkb.RelatedArgs{Path: a.Path, Direction: a.Direction, Depth: a.Depth, Directory: a.Directory, MaxResults: a.MaxResults})
+		}),
 	}
 	specs := toolapi.GraphSpecs()
 	for i := range specs {
