@@ -14,7 +14,7 @@ type Node struct {
 	Label       string
 	Description string
 	Path        string // documents only
-	Keywords    []string
+	Keywords    []string // keywords (tags) and aliases
 	Related     []string // labels of related nodes
 	Body        string   // lowercased prose, documents only
 }
@@ -31,6 +31,7 @@ type Graph struct {
 	// back is Links reversed, made on first use.
 	back     [][]DocLink
 	backOnce sync.Once
+	indexState
 	// Unresolved counts the wiki links that name no document, with up to
 	// maxUnresolvedExamples of them.
 	Unresolved UnresolvedLinks
@@ -188,7 +189,7 @@ func Build(docs []*DocInfo) *Graph {
 	for i, d := range docs {
 		id := iris[i]
 		seen = map[[2]string]bool{}
-		n := &Node{ID: id, Label: d.Title, Description: d.Description, Path: d.Path, Keywords: d.Keywords, Body: d.Body}
+		n := &Node{ID: id, Label: d.Title, Description: d.Description, Path: d.Path, Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Body: d.Body}
 		g.Nodes = append(g.Nodes, n)
 		g.Warnings = append(g.Warnings, d.Warnings...)
 		add(id, RDFType, IRI(SchemaNS+"Article"))

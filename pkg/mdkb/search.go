@@ -1,8 +1,12 @@
 package mdkb
 
 import (
+	"math"
+	"path"
 	"sort"
 	"strings"
+	"sync"
+	"unicode"
 )
 
 // Match is one search hit.
@@ -12,85 +16,298 @@ type Match struct {
 	Description string  `json:"description,omitempty"`
 	Path        string  `json:"path,omitempty"`
 	Score       float64 `json:"score"`
-	Source      string  `json:"source"` // the field that matched: label, description, keywords, related, body
+	Source      string  `json:"source"` // the field that contributed most: label, name, keywords, related, description, body
 }
 
-// Scores of the ranking (CONTRACT §7): labels first, then descriptions,
-// keywords and related labels, then body text.
+// The ranking is BM25F (Robertson and Zaragoza, "The Probabilistic Relevance
+// Framework: BM25 and Beyond", 2009): each field's term frequency is
+// normalized by the field's length, weighted, summed, and saturated once per
+// term, times the term's inverse document frequency.
 const (
-	ScoreLabelExact    = 1.0
-	ScoreLabelContains = 0.95
-	ScoreDescription   = 0.75
-	ScoreKeyword       = 0.65
-	ScoreBodyPhrase    = 0.5
-	ScoreBodyTerms     = 0.4
+	bm25K1 = 1.2
+	bm25B  = 0.75
+	// A query word found only as the start of a word (cost → costs) counts
+	// at this fraction of a whole word; found inside a word (tar → start),
+	// at the smaller one.
+	prefixWeight    = 0.5
+	substringWeight = 0.15
+	// minPartialLen: shorter query words match whole words only.
+	minPartialLen = 3
+	// phraseChecked: the best candidates checked for the query as a phrase.
+	phraseChecked = 50
 )
 
-// Search ranks the nodes of g against query (case-insensitive) and returns
-// at most max matches, best first, ties by label.
-func (g *Graph) Search(query string, max int) []Match {
-	q := strings.ToLower(strings.TrimSpace(query))
-	terms := strings.Fields(q)
-	var out []Match
-	for _, n := range g.Nodes {
-		score, source := rank(n, q, terms)
-		if score == 0 {
-			continue
-		}
-		out = append(out, Match{NodeID: n.ID, Label: n.Label, Description: n.Description, Path: n.Path, Score: score, Source: source})
+// The fields of a node, and their weights: a title says most, then the file
+// name, the description, keywords and aliases, related labels, then the
+// body; the folders of the path say little.
+const (
+	fieldLabel = iota
+	fieldName
+	fieldKeywords
+	fieldRelated
+	fieldDescription
+	fieldBody
+	fieldFolders
+	numFields
+)
+
+var fieldWeights = [numFields]float64{fieldLabel: 4, fieldName: 3, fieldDescription: 2.5, fieldKeywords: 2, fieldRelated: 1.5, fieldBody: 1, fieldFolders: 0.5}
+var fieldNames = [numFields]string{"label", "name", "keywords", "related", "description", "body", "path"}
+
+// stopWords are left out of a query's words (not out of its phrase) when
+// the query has other words: they are in every document and say nothing of
+// which one is meant.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be by can could do does did for from how i if in into is it its me
+		my of on or our say says said should so than that the their them then there these this those to was we were what
+		when where which who whom why will with would you your much many about`) {
+		stopWords[w] = true
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+}
+
+// tokens splits text into lowercased words of letters and digits.
+func tokens(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// posting is one node's term frequencies of one word, by field.
+type posting struct {
+	node int32
+	tf   [numFields]uint8
+}
+
+// searchIndex is the inverted index of a graph's nodes, made on the first
+// search.
+type searchIndex struct {
+	postings map[string][]posting
+	vocab    []string // the words, sorted
+	lens     [][numFields]uint16
+	avg      [numFields]float64
+}
+
+func fieldTexts(n *Node) [numFields][]string {
+	var f [numFields][]string
+	f[fieldLabel] = tokens(n.Label)
+	if n.Path != "" {
+		base := path.Base(n.Path)
+		f[fieldName] = tokens(strings.TrimSuffix(base, path.Ext(base)))
+		if dir := path.Dir(n.Path); dir != "." {
+			f[fieldFolders] = tokens(dir)
 		}
-		li, lj := strings.ToLower(out[i].Label), strings.ToLower(out[j].Label)
-		if li != lj {
-			return li < lj
+	}
+	f[fieldKeywords] = tokens(strings.Join(n.Keywords, " "))
+	f[fieldRelated] = tokens(strings.Join(n.Related, " "))
+	f[fieldDescription] = tokens(n.Description)
+	f[fieldBody] = tokens(n.Body)
+	return f
+}
+
+func (g *Graph) index() *searchIndex {
+	g.indexOnce.Do(func() {
+		ix := &searchIndex{postings: map[string][]posting{}, lens: make([][numFields]uint16, len(g.Nodes))}
+		var total [numFields]float64
+		for i, n := range g.Nodes {
+			fields := fieldTexts(n)
+			tf := map[string]*[numFields]uint8{}
+			for f, words := range fields {
+				ix.lens[i][f] = uint16(min(len(words), math.MaxUint16))
+				total[f] += float64(len(words))
+				for _, w := range words {
+					c := tf[w]
+					if c == nil {
+						c = new([numFields]uint8)
+						tf[w] = c
+					}
+					if c[f] < math.MaxUint8 {
+						c[f]++
+					}
+				}
+			}
+			for w, c := range tf {
+				ix.postings[w] = append(ix.postings[w], posting{node: int32(i), tf: *c})
+			}
 		}
-		return out[i].NodeID < out[j].NodeID
+		for f := range total {
+			ix.avg[f] = max(total[f]/float64(max(len(g.Nodes), 1)), 1)
+		}
+		ix.vocab = sortedKeys(ix.postings)
+		g.search = ix
 	})
-	if len(out) > max {
-		out = out[:max]
+	return g.search
+}
+
+// candidate is a node's score so far.
+type candidate struct {
+	node    int
+	covered int // query words found, whole or in part
+	score   float64
+	byField [numFields]float64
+}
+
+// Search ranks the nodes of g against query and returns at most max
+// matches, best first: nodes that contain every word of the query before
+// those that contain fewer, then by BM25F score with a bonus for the query
+// as a phrase or as the whole title; ties by label. Scores are relative to
+// the best match (1).
+func (g *Graph) Search(query string, max int) []Match {
+	ix := g.index()
+	all := tokens(query)
+	words := dedupeWords(all)
+	if len(words) > 1 {
+		var kept []string
+		for _, w := range words {
+			if !stopWords[w] {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) > 0 {
+			words = kept
+		}
 	}
-	if out == nil {
-		out = []Match{}
+	n := float64(len(g.Nodes))
+	cands := map[int]*candidate{}
+	for _, w := range words {
+		// The word itself, and the words it starts or is inside of.
+		type variant struct {
+			word   string
+			weight float64
+		}
+		vs := []variant{}
+		if _, ok := ix.postings[w]; ok {
+			vs = append(vs, variant{w, 1})
+		}
+		if len([]rune(w)) >= minPartialLen {
+			start := sort.SearchStrings(ix.vocab, w)
+			for i := start; i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], w); i++ {
+				if ix.vocab[i] != w {
+					vs = append(vs, variant{ix.vocab[i], prefixWeight})
+				}
+			}
+			for _, v := range ix.vocab {
+				if len(v) > len(w) && !strings.HasPrefix(v, w) && strings.Contains(v, w) {
+					vs = append(vs, variant{v, substringWeight})
+				}
+			}
+		}
+		seen := map[int]bool{}
+		for _, v := range vs {
+			ps := ix.postings[v.word]
+			idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+			for _, p := range ps {
+				c := cands[int(p.node)]
+				if c == nil {
+					c = &candidate{node: int(p.node)}
+					cands[int(p.node)] = c
+				}
+				if !seen[int(p.node)] {
+					seen[int(p.node)] = true
+					c.covered++
+				}
+				var tf float64
+				var parts [numFields]float64
+				for f := range numFields {
+					if p.tf[f] == 0 {
+						continue
+					}
+					norm := 1 - bm25B + bm25B*float64(ix.lens[p.node][f])/ix.avg[f]
+					parts[f] = fieldWeights[f] * float64(p.tf[f]) / norm
+					tf += parts[f]
+				}
+				s := v.weight * idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
+				c.score += s
+				for f := range numFields {
+					c.byField[f] += s * parts[f] / tf
+				}
+			}
+		}
+	}
+	list := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		list = append(list, c)
+	}
+	less := func(a, b *candidate) bool {
+		if a.covered != b.covered {
+			return a.covered > b.covered
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		la, lb := strings.ToLower(g.Nodes[a.node].Label), strings.ToLower(g.Nodes[b.node].Label)
+		if la != lb {
+			return la < lb
+		}
+		return g.Nodes[a.node].ID < g.Nodes[b.node].ID
+	}
+	sort.Slice(list, func(i, j int) bool { return less(list[i], list[j]) })
+	// The query as the whole title or file name, or as a phrase, lifts the
+	// best candidates by a share of their score.
+	if len(all) > 0 {
+		for _, c := range list[:min(len(list), phraseChecked)] {
+			node := g.Nodes[c.node]
+			f := fieldTexts(node)
+			switch {
+			case equalWords(f[fieldLabel], all) || equalWords(f[fieldName], all):
+				c.score *= 3
+			case containsPhrase(f[fieldLabel], all) || containsPhrase(f[fieldName], all):
+				c.score *= 1.5
+			case len(all) > 1 && (containsPhrase(f[fieldDescription], all) || containsPhrase(f[fieldBody], all)):
+				c.score *= 1.25
+			}
+		}
+		sort.Slice(list, func(i, j int) bool { return less(list[i], list[j]) })
+	}
+	out := []Match{}
+	for _, c := range list[:min(len(list), max)] {
+		node := g.Nodes[c.node]
+		best := 0
+		for f := range numFields {
+			if c.byField[f] > c.byField[best] {
+				best = f
+			}
+		}
+		out = append(out, Match{NodeID: node.ID, Label: node.Label, Description: node.Description, Path: node.Path,
+			Score: math.Round(c.score/list[0].score*1000) / 1000, Source: fieldNames[best]})
 	}
 	return out
 }
 
-func rank(n *Node, q string, terms []string) (float64, string) {
-	label := strings.ToLower(n.Label)
-	switch {
-	case label == q:
-		return ScoreLabelExact, "label"
-	case strings.Contains(label, q):
-		return ScoreLabelContains, "label"
-	case strings.Contains(strings.ToLower(n.Description), q):
-		return ScoreDescription, "description"
-	}
-	for _, k := range n.Keywords {
-		if strings.Contains(strings.ToLower(k), q) {
-			return ScoreKeyword, "keywords"
+func dedupeWords(words []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range words {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
 		}
 	}
-	for _, r := range n.Related {
-		if strings.Contains(strings.ToLower(r), q) {
-			return ScoreKeyword, "related"
+	return out
+}
+
+func equalWords(a, b []string) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	if n.Body == "" {
-		return 0, ""
-	}
-	if strings.Contains(n.Body, q) {
-		return ScoreBodyPhrase, "body"
-	}
-	if len(terms) > 1 {
-		for _, t := range terms {
-			if !strings.Contains(n.Body, t) {
-				return 0, ""
-			}
+	return true
+}
+
+func containsPhrase(hay, phrase []string) bool {
+	for i := 0; i+len(phrase) <= len(hay); i++ {
+		if equalWords(hay[i:i+len(phrase)], phrase) {
+			return true
 		}
-		return ScoreBodyTerms, "body"
 	}
-	return 0, ""
+	return false
+}
+
+// indexState is embedded in Graph: the search index, made once.
+type indexState struct {
+	indexOnce sync.Once
+	search    *searchIndex
 }

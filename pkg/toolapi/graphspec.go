@@ -20,8 +20,9 @@ func GraphSpecs() []Tool {
 			Name:     ToolGraphSearch,
 			ReadOnly: true,
 			Description: "Search the knowledge graph built from the Markdown files in scope: each document is a schema:Article with its front-matter title, summary, " +
-				"tags, author and dates; links and [[wiki links]] connect documents. Ranking: exact title 1.0, title contains 0.95, description 0.75, " +
-				"keywords and related labels 0.65, body text 0.5 (all query words 0.4); ties by label. Returns {documentCount, tripleCount, " +
+				"tags, author and dates; links and [[wiki links]] connect documents. Ranking: documents with every word of the query first, then by BM25 " +
+				"over title, file name, description, tags and aliases, related labels and body (in that order of weight); a word matches whole words " +
+				"above word starts (cost: costs) above word insides; the query as the title or as a phrase ranks higher; score 1 is the best match. Returns {documentCount, tripleCount, " +
 				"matches: [{nodeId, label, description?, path?, score, source}], snapshot, truncated, filesInScope, filesUsed}; path can be passed to the read tools. " +
 				"Files of at most 1 MiB; over 20,000 files or 64 MiB in scope the most recently modified are used, with truncated: true.",
 			Params: []Param{
