@@ -169,9 +169,29 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		base := path.Base(logicalPath)
 		d.Title = strings.TrimSuffix(base, path.Ext(base))
 	}
-	d.Links = dedupe(d.Links)
-	d.WikiLinks = dedupe(d.WikiLinks)
+	d.Links, d.LinkTexts = dedupeWithTexts(d.Links, d.LinkTexts)
+	d.WikiLinks, d.WikiTexts = dedupeWithTexts(d.WikiLinks, d.WikiTexts)
 	return d
+}
+
+// dedupeWithTexts is dedupe for links and their texts side by side: each
+// link once, sorted, with the text of its first occurrence.
+func dedupeWithTexts(links, texts []string) ([]string, []string) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	first := map[string]string{}
+	for i, l := range links {
+		if _, ok := first[l]; !ok {
+			first[l] = texts[i]
+		}
+	}
+	out := dedupe(links)
+	outTexts := make([]string, len(out))
+	for i, l := range out {
+		outTexts[i] = first[l]
+	}
+	return out, outTexts
 }
 
 func firstLine(s string) string {

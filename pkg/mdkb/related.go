@@ -48,8 +48,8 @@ const (
 )
 
 // Related lists the documents that a document links to and that link to
-// it, at depth 1 or 2, each once at its shallowest depth, ordered by depth,
-// then out before in, then path.
+// it, at depth 1 or 2, each at its nearest depth only (with every link that
+// reaches it there), ordered by depth, then out before in, then path.
 func (s *Service) Related(ctx context.Context, a RelatedArgs) (*RelatedResult, error) {
 	if a.Path == "" {
 		return nil, fault.New(fault.InvalidArgument, "path must name a Markdown document.")
@@ -105,19 +105,25 @@ func (s *Service) Related(ctx context.Context, a RelatedArgs) (*RelatedResult, e
 		level := []int{start}
 		for k := 1; k <= depth; k++ {
 			var next []int
+			reached := map[int]bool{}
 			for _, from := range level {
 				for _, l := range adj[from] {
 					if seen[l.To] {
 						continue
 					}
-					seen[l.To] = true
-					next = append(next, l.To)
+					if !reached[l.To] {
+						reached[l.To] = true
+						next = append(next, l.To)
+					}
 					rl := RelatedLink{Direction: d, Depth: k, Path: g.Nodes[l.To].Path, Title: g.Nodes[l.To].Label, Predicate: l.Predicate, Text: l.Text}
 					if k > 1 {
 						rl.Via = g.Nodes[from].Path
 					}
 					all = append(all, rl)
 				}
+			}
+			for _, t := range next {
+				seen[t] = true
 			}
 			level = next
 		}

@@ -16,7 +16,7 @@ func relatedVault(t *testing.T) *mdkb.Service {
 	ctx := context.Background()
 	data := memstore.New()
 	for name, body := range map[string]string{
-		"hub.md":          "---\ngraph_related: [Archive]\n---\n# Hub\n\nSee [the *setup* guide](guides/setup.md) and [[Notes/Daily|today's note]].\n",
+		"hub.md":          "---\ngraph_related: [Archive]\n---\n# Hub\n\nSee [the *setup* guide](guides/setup.md), [again](guides/setup.md), [[Notes/Daily|today's note]], [[Notes/Daily]] and [[archive|the archive]].\n",
 		"guides/setup.md": "# Setup\n\nBack to [[hub]].\n",
 		"Notes/Daily.md":  "# Daily\n\nLinks to [[Setup#Install]] and `[[hub]]` in code.\n",
 		"archive.md":      "---\ntitle: Archive\n---\nOld things.\n",
@@ -47,6 +47,7 @@ func TestRelatedFollowsANotesNeighbourhood(t *testing.T) {
 		want string
 	}{
 		{mdkb.RelatedArgs{Path: "hub.md"}, `out1 Notes/Daily.md mentions "today's note"
+out1 archive.md mentions "the archive"
 out1 archive.md related "Archive"
 out1 guides/setup.md mentions "the setup guide"
 in1 guides/setup.md mentions "hub"`},
