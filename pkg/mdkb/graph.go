@@ -13,7 +13,7 @@ type Node struct {
 	ID          string
 	Label       string
 	Description string
-	Path        string // documents only
+	Path        string   // documents only
 	Keywords    []string // keywords (tags) and aliases
 	Related     []string // labels of related nodes
 	Body        string   // lowercased prose, documents only
