@@ -202,7 +202,7 @@ func (g *Graph) Mermaid() string {
 	b.WriteString("graph LR\n")
 	ids := g.ids()
 	for _, n := range g.Nodes {
-		label := strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(n.Label)
+		label := strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(n.Shown)
 		if n.Path != "" {
 			fmt.Fprintf(&b, "  %s[\"%s\"]\n", ids[n.ID], label)
 		} else {
@@ -228,7 +228,7 @@ func (g *Graph) DOT() string {
 		if n.Path == "" {
 			shape = "ellipse"
 		}
-		fmt.Fprintf(&b, "  %s [label=%s, shape=%s];\n", ids[n.ID], strconv.Quote(n.Label), shape)
+		fmt.Fprintf(&b, "  %s [label=%s, shape=%s];\n", ids[n.ID], strconv.Quote(n.Shown), shape)
 	}
 	for _, e := range g.edges() {
 		if ids[e.S] == "" || ids[e.O.Value] == "" {

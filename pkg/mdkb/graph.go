@@ -17,6 +17,10 @@ type Node struct {
 	Keywords    []string // keywords (tags) and aliases
 	Related     []string // labels of related nodes
 	Body        string   // lowercased prose, documents only
+	TitleFrom   string   // where a document's label came from (DocInfo.TitleFrom)
+	// Shown is the label to show: a document's title, with its path when
+	// other documents have the same title.
+	Shown string
 }
 
 // Graph is the assembled graph of a scope.
@@ -189,7 +193,7 @@ func Build(docs []*DocInfo) *Graph {
 	for i, d := range docs {
 		id := iris[i]
 		seen = map[[2]string]bool{}
-		n := &Node{ID: id, Label: d.Title, Description: d.Description, Path: d.Path, Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Body: d.Body}
+		n := &Node{ID: id, Label: d.Title, Shown: d.Title, TitleFrom: d.TitleFrom, Description: d.Description, Path: d.Path, Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Body: d.Body}
 		g.Nodes = append(g.Nodes, n)
 		g.Warnings = append(g.Warnings, d.Warnings...)
 		add(id, RDFType, IRI(SchemaNS+"Article"))
@@ -302,7 +306,17 @@ func Build(docs []*DocInfo) *Graph {
 			}
 		}
 	}
+	titles := map[string]int{}
+	for _, n := range g.Nodes {
+		titles[strings.ToLower(n.Label)]++
+	}
+	for _, n := range g.Nodes {
+		if titles[strings.ToLower(n.Label)] > 1 {
+			n.Shown = n.Label + " (" + n.Path + ")"
+		}
+	}
 	for _, id := range sortedKeys(others) {
+		others[id].Shown = others[id].Label
 		g.Nodes = append(g.Nodes, others[id])
 	}
 	return g

@@ -26,6 +26,7 @@ type DocInfo struct {
 	Path          string            `json:"path"`
 	ETag          string            `json:"etag"`
 	Title         string            `json:"title"`
+	TitleFrom     string            `json:"titleFrom,omitempty"` // frontMatter, heading (a # heading), subheading (## or deeper) or fileName
 	Description   string            `json:"description,omitempty"`
 	Keywords      []string          `json:"keywords,omitempty"`
 	About         []string          `json:"about,omitempty"`
@@ -100,7 +101,7 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 	var body strings.Builder
 	body.Grow(min(len(src), bodyCap) + 256)
 	var para, linkable bytes.Buffer
-	heading := ""
+	heading, headingLevel := "", 0
 	flush := func() {
 		for _, m := range wikiLink.FindAllSubmatch(linkable.Bytes(), -1) {
 			if target := wikiTarget(string(m[1])); target != "" {
@@ -122,7 +123,7 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		case *ast.Heading:
 			if !entering {
 				if heading == "" && n.Level >= 1 {
-					heading = strings.TrimSpace(para.String())
+					heading, headingLevel = strings.TrimSpace(para.String()), n.Level
 				}
 				flush()
 			}
@@ -162,12 +163,16 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 	})
 	flush()
 	d.Body, _ = cut(strings.ToLower(body.String()), bodyCap)
-	if d.Title == "" {
-		d.Title = heading
-	}
-	if d.Title == "" {
+	switch {
+	case d.Title != "":
+		d.TitleFrom = "frontMatter"
+	case heading != "" && headingLevel == 1:
+		d.Title, d.TitleFrom = heading, "heading"
+	case heading != "":
+		d.Title, d.TitleFrom = heading, "subheading"
+	default:
 		base := path.Base(logicalPath)
-		d.Title = strings.TrimSuffix(base, path.Ext(base))
+		d.Title, d.TitleFrom = strings.TrimSuffix(base, path.Ext(base)), "fileName"
 	}
 	d.Links, d.LinkTexts = dedupeWithTexts(d.Links, d.LinkTexts)
 	d.WikiLinks, d.WikiTexts = dedupeWithTexts(d.WikiLinks, d.WikiTexts)

@@ -17,6 +17,10 @@ type Match struct {
 	Path        string  `json:"path,omitempty"`
 	Score       float64 `json:"score"`
 	Source      string  `json:"source"` // the field that contributed most: label, name, keywords, related, description, body
+	// TitleFrom says where a document's label came from: frontMatter,
+	// heading (its # heading), subheading (a ## or deeper heading) or
+	// fileName. A label that other documents share carries the path.
+	TitleFrom string `json:"titleFrom,omitempty"`
 }
 
 // The ranking is BM25F (Robertson and Zaragoza, "The Probabilistic Relevance
@@ -267,7 +271,7 @@ func (g *Graph) Search(query string, max int) []Match {
 				best = f
 			}
 		}
-		out = append(out, Match{NodeID: node.ID, Label: node.Label, Description: node.Description, Path: node.Path,
+		out = append(out, Match{NodeID: node.ID, Label: node.Shown, TitleFrom: node.TitleFrom, Description: node.Description, Path: node.Path,
 			Score: math.Round(c.score/list[0].score*1000) / 1000, Source: fieldNames[best]})
 	}
 	return out

@@ -54,7 +54,7 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 5 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts
+const snapshotVersion = 6 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources
 
 // snapshot is what is kept per scope: the parsed documents, by key, and the
 // fingerprint of the manifest they were read at. It is stored gob-encoded,
