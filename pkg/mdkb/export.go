@@ -132,41 +132,7 @@ func validLocal(s string) bool {
 
 // Turtle renders the graph with @prefix lines, statements grouped by
 // subject.
-func (g *Graph) Turtle() string {
-	var b strings.Builder
-	for _, p := range Prefixes {
-		fmt.Fprintf(&b, "@prefix %s: <%s> .\n", p[0], p[1])
-	}
-	bySubject := map[string][]Triple{}
-	for _, t := range g.Triples {
-		bySubject[t.S] = append(bySubject[t.S], t)
-	}
-	for _, s := range sortedKeys(bySubject) {
-		b.WriteString("\n" + curie(s))
-		ts := bySubject[s]
-		for i, t := range ts {
-			sep := " ;\n    "
-			if i == 0 {
-				sep = "\n    "
-			}
-			p := curie(t.P)
-			if t.P == RDFType {
-				p = "a"
-			}
-			b.WriteString(sep + p + " ")
-			if t.O.Literal {
-				b.WriteString(quote(t.O.Value))
-				if t.O.Datatype != "" && t.O.Datatype != XSDString {
-					b.WriteString("^^" + curie(t.O.Datatype))
-				}
-			} else {
-				b.WriteString(curie(t.O.Value))
-			}
-		}
-		b.WriteString(" .\n")
-	}
-	return b.String()
-}
+func (g *Graph) Turtle() string { return g.turtlePaged().whole() }
 
 // edges returns the IRI-to-IRI statements between nodes, without types.
 func (g *Graph) edges() []Triple {
@@ -196,49 +162,12 @@ func localName(iri string) string {
 	return iri[strings.LastIndexAny(iri, "/#")+1:]
 }
 
-// Mermaid renders the graph as a Mermaid flowchart.
-func (g *Graph) Mermaid() string {
-	var b strings.Builder
-	b.WriteString("graph LR\n")
-	ids := g.ids()
-	for _, n := range g.Nodes {
-		label := strings.NewReplacer(`"`, "#quot;", "\n", " ").Replace(n.Shown)
-		if n.Path != "" {
-			fmt.Fprintf(&b, "  %s[\"%s\"]\n", ids[n.ID], label)
-		} else {
-			fmt.Fprintf(&b, "  %s([\"%s\"])\n", ids[n.ID], label)
-		}
-	}
-	for _, e := range g.edges() {
-		if ids[e.S] == "" || ids[e.O.Value] == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s -->|%s| %s\n", ids[e.S], localName(e.P), ids[e.O.Value])
-	}
-	return b.String()
-}
+// Mermaid renders the graph as a Mermaid flowchart, whole (an export pages
+// it within Mermaid's defaults).
+func (g *Graph) Mermaid() string { return g.drawingPaged(true).whole() }
 
 // DOT renders the graph for Graphviz.
-func (g *Graph) DOT() string {
-	var b strings.Builder
-	b.WriteString("digraph kb {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	ids := g.ids()
-	for _, n := range g.Nodes {
-		shape := "box"
-		if n.Path == "" {
-			shape = "ellipse"
-		}
-		fmt.Fprintf(&b, "  %s [label=%s, shape=%s];\n", ids[n.ID], strconv.Quote(n.Shown), shape)
-	}
-	for _, e := range g.edges() {
-		if ids[e.S] == "" || ids[e.O.Value] == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", ids[e.S], ids[e.O.Value], strconv.Quote(localName(e.P)))
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
+func (g *Graph) DOT() string { return g.drawingPaged(false).whole() }
 
 // Formats maps the accepted spellings of a format to its name.
 var Formats = map[string]string{

@@ -585,6 +585,15 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 type ExportArgs struct {
 	Format    string
 	Directory string
+	// Cursor is the next.cursor of the previous page; "" for the first.
+	Cursor string
+	// MaxBytes bounds a page (at most, and by default, the export budget).
+	MaxBytes int
+}
+
+// ExportNext says how to read the next page.
+type ExportNext struct {
+	Cursor string `json:"cursor"`
 }
 
 // ExportResult is its result.
@@ -593,14 +602,18 @@ type ExportResult struct {
 	DocumentCount int    `json:"documentCount"`
 	TripleCount   int    `json:"tripleCount"`
 	// Truncated says something of the scope's graph is not in Content:
-	// Limit "maximumExportBytes" when the content was cut at the export
-	// budget, "maximumGraphFiles" or "maximumGraphBytes" when only a cap
-	// left documents out (FilesUsed of FilesInScope).
-	Truncated    bool          `json:"truncated"`
-	Limit        string        `json:"limit,omitempty"`
-	FilesInScope int           `json:"filesInScope"`
-	FilesUsed    int           `json:"filesUsed"`
-	Content      string        `json:"content"`
+	// more pages follow (Next), or Limit "maximumExportBytes" when a single
+	// subject over the budget was cut, "maximumGraphFiles" or
+	// "maximumGraphBytes" when a cap left documents out (FilesUsed of
+	// FilesInScope).
+	Truncated    bool   `json:"truncated"`
+	Limit        string `json:"limit,omitempty"`
+	FilesInScope int    `json:"filesInScope"`
+	FilesUsed    int    `json:"filesUsed"`
+	Content      string `json:"content"`
+	// Next is set when the export continues: pass its cursor (and the same
+	// format and directory) for the next page.
+	Next         *ExportNext   `json:"next,omitempty"`
 	Snapshot     SnapshotInfo  `json:"snapshot"`
 	Skipped      *SkipSummary  `json:"skipped,omitempty"`
 	FilesSkipped *InvalidNames `json:"filesSkipped,omitempty"`
@@ -609,8 +622,9 @@ type ExportResult struct {
 	Warnings        []string         `json:"warnings,omitempty"`
 }
 
-// Export renders the graph of the scope, cut at the export budget on a
-// character boundary.
+// Export renders the graph of the scope a page at a time: each page is a
+// valid document of its format, within MaxBytes, and the pages together
+// hold the whole graph.
 func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, error) {
 	format, ok := Formats[strings.ToLower(strings.TrimSpace(a.Format))]
 	if !ok {
@@ -620,27 +634,54 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	if err != nil {
 		return nil, err
 	}
+	maxBytes := a.MaxBytes
+	switch {
+	case maxBytes < 0:
+		return nil, fault.New(fault.InvalidArgument, "maxBytes must be positive, got %d.", maxBytes)
+	case maxBytes == 0 || maxBytes > s.limits.MaximumExportBytes:
+		maxBytes = s.limits.MaximumExportBytes
+	}
+	var cur exportCursor
+	if a.Cursor != "" {
+		var ok bool
+		if cur, ok = decodeExportCursor(a.Cursor); !ok || cur.Format != format {
+			return nil, fault.New(fault.InvalidArgument, "cursor is not a cursor of a %s export; pass next.cursor of the previous page with the same format and directory.", format)
+		}
+	}
 	st, err := s.load(ctx, dir, true)
 	if err != nil {
 		return nil, err
 	}
-	var content string
+	if a.Cursor != "" && !strings.HasPrefix(st.snap.Fingerprint, cur.Fingerprint) {
+		return nil, fault.New(fault.Conflict, "The graph of '%s' changed since this export began; export it again from the first page.", dir.String()).WithPath(dir.String())
+	}
+	var p *paged
 	switch format {
 	case "jsonld":
-		if content, err = st.graph.JSONLD(); err != nil {
+		if p, err = st.graph.jsonldPaged(); err != nil {
 			return nil, fault.New(fault.Internal, "internal error").WithCause(err)
 		}
 	case "turtle":
-		content = st.graph.Turtle()
+		p = st.graph.turtlePaged()
 	case "mermaid":
-		content = st.graph.Mermaid()
+		p = st.graph.drawingPaged(true)
 	case "dot":
-		content = st.graph.DOT()
+		p = st.graph.drawingPaged(false)
 	}
+	if cur.Unit > len(p.units) {
+		return nil, fault.New(fault.InvalidArgument, "cursor is past the end of the export.")
+	}
+	content, next := p.page(cur.Unit, maxBytes)
+	// A single unit over the whole budget (a subject with a huge
+	// description) is cut: that page alone is not a valid document.
 	content, cutAtBudget := cut(content, s.limits.MaximumExportBytes)
-	return &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples),
-		Truncated: cutAtBudget || st.capLimit != "", Limit: st.limit(cutAtBudget), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
-		Content: content, Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
+	res := &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples),
+		Truncated: cutAtBudget || st.capLimit != "" || next < len(p.units), Limit: st.limit(cutAtBudget), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
+		Content: content, Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}
+	if next < len(p.units) {
+		res.Next = &ExportNext{Cursor: exportCursor{Format: format, Fingerprint: st.snap.Fingerprint[:16], Unit: next}.encode()}
+	}
+	return res, nil
 }
 
 // Refresh brings the snapshots that cover a changed key up to date: the

@@ -35,11 +35,14 @@ func GraphSpecs() []Tool {
 			Name:     ToolGraphExport,
 			ReadOnly: true,
 			Description: "Export the knowledge graph of the Markdown files in scope. format is one of: jsonld (compacted JSON-LD; also JsonLd, json-ld), " +
-				"turtle (also ttl), mermaid (a 'graph LR' flowchart), dot (Graphviz). Returns {format, documentCount, tripleCount, truncated, content}; " +
-				"content is cut at 200,000 bytes with truncated: true.",
+				"turtle (also ttl), mermaid (a 'graph LR' flowchart), dot (Graphviz). Returns {format, documentCount, tripleCount, truncated, content, next?}; " +
+				"a graph over one page (maxBytes, at most 200,000) continues: call again with next.cursor, the same format and directory, until there is no next. " +
+				"Every page is a valid document on its own; Mermaid pages hold at most 500 edges.",
 			Params: []Param{
 				{Name: "format", Type: "string", Required: true, Description: "jsonld, turtle, mermaid or dot (case-insensitive; also JsonLd, json-ld, ttl)."},
 				dir,
+				{Name: "cursor", Type: "string", Description: "Optional. next.cursor of the previous page."},
+				{Name: "maxBytes", Type: "integer", Minimum: &one, Default: 200000, Description: "Optional. Largest page in bytes; default and most 200,000."},
 			},
 		},
 		{

@@ -103,7 +103,7 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, responseBudg
 	case e.Function != "":
 		tool = e.Function
 		req.Path = "/tools/" + tool
-		res, args = r.serveValues(ctx, req, tool, e.Parameters, start)
+		res, args = r.serveValues(ctx, req, tool, e.Parameters, responseBudget, start)
 	case e.APIPath != "":
 		req.Method, req.Path = strings.ToUpper(e.HTTPMethod), e.APIPath
 		if req.Method == "" {
@@ -117,7 +117,7 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, responseBudg
 					values = append(values, c.Properties...)
 				}
 			}
-			res, args = r.serveValues(ctx, req, tool, values, start)
+			res, args = r.serveValues(ctx, req, tool, values, responseBudget, start)
 		} else {
 			res = r.Serve(ctx, req)
 		}
@@ -165,14 +165,35 @@ func escapedLen(body []byte) int {
 }
 
 // serveValues types Bedrock's string values by the tool's schema and serves
-// the call like a JSON one; it returns the typed arguments too.
-func (r *Router) serveValues(ctx context.Context, req Request, tool string, values []toolapi.NamedValue, start time.Time) (Response, []byte) {
+// the call like a JSON one; it returns the typed arguments too. A graph
+// export is asked for pages that fit the response budget.
+func (r *Router) serveValues(ctx context.Context, req Request, tool string, values []toolapi.NamedValue, budget int, start time.Time) (Response, []byte) {
 	args, err := r.Tools.Coerce(tool, values)
 	if err != nil {
 		return r.Respond(req, toolapi.ErrorResult(err), start), nil
 	}
+	if tool == toolapi.ToolGraphExport && budget > 0 {
+		args = exportPageFor(args, budget)
+	}
 	req.Body = args
 	return r.Serve(ctx, req), args
+}
+
+// exportPageFor bounds an export's page by a quarter of the response
+// budget: content in a JSON body in a JSON envelope may escape each quote
+// into four bytes. A smaller maxBytes the caller gave stays.
+func exportPageFor(args []byte, budget int) []byte {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	page := max(budget/4, 1)
+	if v, ok := m["maxBytes"].(float64); ok && v > 0 && int(v) < page {
+		return args
+	}
+	m["maxBytes"] = page
+	b, _ := json.Marshal(m)
+	return b
 }
 
 // fitBody returns the body if it fits; otherwise a shorter body of the same

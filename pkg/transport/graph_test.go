@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +94,57 @@ func TestAGraphOf20000FilesAnswersBedrockWithinBudget(t *testing.T) {
 		if !res.Truncated || res.Limit != "maximumGraphFiles" || res.FilesInScope != 20500 || res.FilesUsed != 20000 || res.DocumentCount != 20000 ||
 			res.Skipped.Counts["overFileLimit"] != 500 || len(res.Matches) == 0 || res.UnresolvedLinks.Count == 0 {
 			t.Errorf("api %v: %.600s", api, body)
+		}
+	}
+}
+
+// TestBedrockFollowsExportPagesToTheEnd: an export through the Bedrock
+// transport answers pages that fit the response budget, each valid Turtle,
+// and following next.cursor reads the whole graph.
+func TestBedrockFollowsExportPagesToTheEnd(t *testing.T) {
+	data := memstore.New()
+	for i := range 300 {
+		body := fmt.Sprintf("---\ntitle: \"Note %d \\\"quoted\\\"\"\nsummary: \"A summary with \\\"quotes\\\" and \\\\ backslashes, number %d.\"\ntags: [t%d]\n---\n# Note %d\n\nSee [[Note %d]].\n", i, i, i%7, i, (i+1)%300)
+		data.Put(context.Background(), fmt.Sprintf("notes/n%03d.md", i), []byte(body), fileops.PutOptions{})
+	}
+	g := mdkb.New(data, pathsafe.Root{}, memstore.New(), mdkb.DefaultLimits())
+	r := &transport.Router{Tools: toolapi.New(toolapi.Options{Extra: graphtools.Tools(g)})}
+	rapper, err := exec.LookPath("rapper")
+	if err != nil {
+		t.Fatal("rapper (Debian raptor2-utils) is not installed; scripts/test installs it")
+	}
+	for _, api := range []bool{false, true} {
+		args := map[string]any{"format": "turtle"}
+		triples, pages, total := 0, 0, 0
+		for {
+			body, whole, _ := callBedrock(t, r, api, "file_context_markdown_graph_export", args, 24000)
+			if len(whole) > 24000 {
+				t.Fatalf("api %v page %d: the response is %d bytes", api, pages+1, len(whole))
+			}
+			var res struct {
+				Content     string
+				TripleCount int
+				Next        *struct{ Cursor string }
+			}
+			if err := json.Unmarshal([]byte(body), &res); err != nil {
+				t.Fatalf("api %v: %v: %.300s", api, err, body)
+			}
+			path := filepath.Join(t.TempDir(), "p.ttl")
+			os.WriteFile(path, []byte(res.Content), 0o644)
+			out, err := exec.Command(rapper, "-q", "-i", "turtle", "-o", "ntriples", path).Output()
+			if err != nil {
+				t.Fatalf("api %v page %d is not Turtle: %v", api, pages+1, err)
+			}
+			triples += strings.Count(string(out), "\n")
+			pages++
+			total = res.TripleCount
+			if res.Next == nil {
+				break
+			}
+			args = map[string]any{"format": "turtle", "cursor": res.Next.Cursor}
+		}
+		if triples != total || pages < 3 {
+			t.Errorf("api %v: %d pages held %d triples of %d", api, pages, triples, total)
 		}
 	}
 }

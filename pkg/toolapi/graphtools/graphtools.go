@@ -20,8 +20,11 @@ func Tools(g *mdkb.Service) []toolapi.Tool {
 		}) (any, error) {
 			return g.Search(ctx, mdkb.SearchArgs{Query: a.Query, Directory: a.Directory, MaxResults: a.MaxResults})
 		}),
-		toolapi.ToolGraphExport: toolapi.Typed(func(ctx context.Context, a struct{ Format, Directory string }) (any, error) {
-			return g.Export(ctx, mdkb.ExportArgs{Format: a.Format, Directory: a.Directory})
+		toolapi.ToolGraphExport: toolapi.Typed(func(ctx context.Context, a struct {
+			Format, Directory, Cursor string
+			MaxBytes                  int
+		}) (any, error) {
+			return g.Export(ctx, mdkb.ExportArgs{Format: a.Format, Directory: a.Directory, Cursor: a.Cursor, MaxBytes: a.MaxBytes})
 		}),
 		toolapi.ToolGraphRelated: toolapi.Typed(func(ctx context.Context, a struct {
 			Path, Direction, Directory string
