@@ -111,13 +111,17 @@ func (r *Record) clone() *Record {
 
 // Store is the approval store port. Every method honours ctx.
 type Store interface {
-	// Create stores a new record with Version 1; ErrExists if the ID is taken.
+	// Create stores a new record with Version 1; ErrExists if the ID is
+	// taken. A store whose requests may be retried after they took effect
+	// recognises its own write, so a retried create is not a collision.
 	Create(ctx context.Context, r *Record) error
 	// Get returns a record; ErrNotFound if there is none.
 	Get(ctx context.Context, id string) (*Record, error)
 	// Update replaces a record if its stored Version is still expect, and
 	// stores it with Version expect+1 (r.Version is set to that). Otherwise
-	// ErrConflict, and nothing changes.
+	// ErrConflict, and nothing changes. A store whose requests may be
+	// retried after they took effect recognises its own write (a token
+	// written with it), so a retried update is not a conflict.
 	Update(ctx context.Context, r *Record, expect int64) error
 	// List returns records of one status, oldest request first, a page of at
 	// most limit, and the token of the next page ("" on the last).

@@ -11,9 +11,11 @@ package dynamostore
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -54,6 +56,7 @@ func item(r *approval.Record) (map[string]types.AttributeValue, error) {
 		"version":        &types.AttributeValueMemberN{Value: strconv.FormatInt(r.Version, 10)},
 		"expiresAtEpoch": &types.AttributeValueMemberN{Value: strconv.FormatInt(ttl(r).Unix(), 10)},
 		"record":         &types.AttributeValueMemberS{Value: string(data)},
+		writeToken:       &types.AttributeValueMemberS{Value: rand.Text()},
 	}, nil
 }
 
@@ -94,10 +97,25 @@ func (s *Store) Create(ctx context.Context, r *approval.Record) error {
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(approvalId)")})
 	if isConditionFailed(err) {
+		if s.stored(ctx, r.ApprovalID, it) {
+			return nil // our own put, retried after its answer was lost
+		}
 		return approval.ErrExists
 	}
 	return err
 }
+
+// stored reports whether the table holds this very write under id: the same
+// write token. The SDK retries a request whose answer was lost, and a
+// conditional put that took effect then fails its condition on the retry.
+func (s *Store) stored(ctx context.Context, id string, item map[string]types.AttributeValue) bool {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"approvalId": &types.AttributeValueMemberS{Value: id}}})
+	return err == nil && reflect.DeepEqual(out.Item[writeToken], item[writeToken])
+}
+
+// writeToken is the attribute holding a random token per write.
+const writeToken = "writeToken"
 
 // Get implements approval.Store with a strongly consistent read.
 func (s *Store) Get(ctx context.Context, id string) (*approval.Record, error) {
@@ -124,7 +142,10 @@ func (s *Store) Update(ctx context.Context, r *approval.Record, expect int64) er
 		ConditionExpression:       aws.String("version = :expect"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":expect": &types.AttributeValueMemberN{Value: strconv.FormatInt(expect, 10)}}})
 	if isConditionFailed(err) {
-		return approval.ErrConflict
+		if !s.stored(ctx, r.ApprovalID, it) {
+			return approval.ErrConflict
+		}
+		err = nil // our own put, retried after its answer was lost
 	}
 	if err == nil {
 		r.Version = next.Version

@@ -5,7 +5,12 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
 	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,6 +103,75 @@ func TestTTLFollowsRetention(t *testing.T) {
 				if n == nil || n.Value != strconv.FormatInt(want.Unix(), 10) {
 					t.Errorf("%s: TTL %v, want %d", id, out.Item["expiresAtEpoch"], want.Unix())
 				}
+			}
+		})
+	}
+}
+
+// loseAnswers passes requests on, but loses the answer of the first
+// request of each listed DynamoDB operation after the emulator applied it:
+// the SDK then retries a write that already took effect.
+type loseAnswers struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	lose map[string]bool // X-Amz-Target suffix -> still to lose
+}
+
+func (l *loseAnswers) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(r)
+	op := r.Header.Get("X-Amz-Target")
+	op = op[strings.LastIndexByte(op, '.')+1:]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err == nil && l.lose[op] {
+		l.lose[op] = false
+		resp.Body.Close()
+		return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	}
+	return resp, err
+}
+
+// TestRetriedWritesAreNotConflicts: a create and an update whose answers
+// are lost after they took effect are retried by the SDK; the store
+// recognises its own writes by their token and reports success, not a
+// collision or a conflict.
+func TestRetriedWritesAreNotConflicts(t *testing.T) {
+	ctx := context.Background()
+	for _, target := range testenv.DynamoTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			table := testenv.TableName()
+			if err := dynamostore.CreateTable(ctx, target.Client, table); err != nil {
+				t.Fatal(err)
+			}
+			lossy := &loseAnswers{next: http.DefaultTransport, lose: map[string]bool{"PutItem": true}}
+			client := dynamodb.New(target.Client.Options(), func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: lossy} })
+			s := dynamostore.New(client, table)
+			base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			r := approvaltest.Record("apr_retried", base)
+			if err := s.Create(ctx, r); err != nil {
+				t.Fatalf("a create retried after it took effect: %v", err)
+			}
+			lossy.mu.Lock()
+			lost := !lossy.lose["PutItem"]
+			lossy.lose["PutItem"] = true
+			lossy.mu.Unlock()
+			if !lost {
+				t.Fatal("no answer was lost: the test did not retry")
+			}
+			r.Status = approval.Rejected
+			if err := s.Update(ctx, r, 1); err != nil || r.Version != 2 {
+				t.Fatalf("an update retried after it took effect: %v (version %d)", err, r.Version)
+			}
+			got, err := s.Get(ctx, "apr_retried")
+			if err != nil || got.Status != approval.Rejected || got.Version != 2 {
+				t.Errorf("stored %+v %v", got, err)
+			}
+			// Another writer's record is still a collision, a stale update a conflict.
+			if err := dynamostore.New(target.Client, table).Create(ctx, approvaltest.Record("apr_retried", base)); !errors.Is(err, approval.ErrExists) {
+				t.Errorf("another create under the id: %v", err)
+			}
+			if err := s.Update(ctx, r, 1); !errors.Is(err, approval.ErrConflict) {
+				t.Errorf("a stale update: %v", err)
 			}
 		})
 	}
