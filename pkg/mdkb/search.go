@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Match is one search hit.
@@ -83,14 +84,18 @@ type posting struct {
 }
 
 // searchIndex is the inverted index of a graph's nodes, made on the first
-// search.
+// search, of every field but the body: bodies are long, and a new graph
+// (after one changed file, or in a new process) would tokenize them all
+// again. A query scans the bodies for its few words instead.
 type searchIndex struct {
 	postings map[string][]posting
 	vocab    []string // the words, sorted
-	lens     [][numFields]uint16
+	lens     [][numFields]uint32
 	avg      [numFields]float64
+	lower    []string // labels, lowercased, for ties
 }
 
+// fieldTexts are the indexed fields of a node (the body is scanned).
 func fieldTexts(n *Node) [numFields][]string {
 	var f [numFields][]string
 	f[fieldLabel] = tokens(n.Label)
@@ -104,19 +109,19 @@ func fieldTexts(n *Node) [numFields][]string {
 	f[fieldKeywords] = tokens(strings.Join(n.Keywords, " "))
 	f[fieldRelated] = tokens(strings.Join(n.Related, " "))
 	f[fieldDescription] = tokens(n.Description)
-	f[fieldBody] = tokens(n.Body)
 	return f
 }
 
 func (g *Graph) index() *searchIndex {
 	g.indexOnce.Do(func() {
-		ix := &searchIndex{postings: map[string][]posting{}, lens: make([][numFields]uint16, len(g.Nodes))}
+		ix := &searchIndex{postings: map[string][]posting{}, lens: make([][numFields]uint32, len(g.Nodes)), lower: make([]string, len(g.Nodes))}
 		var total [numFields]float64
 		for i, n := range g.Nodes {
+			ix.lower[i] = strings.ToLower(n.Label)
 			fields := fieldTexts(n)
 			tf := map[string]*[numFields]uint8{}
 			for f, words := range fields {
-				ix.lens[i][f] = uint16(min(len(words), math.MaxUint16))
+				ix.lens[i][f] = uint32(len(words))
 				total[f] += float64(len(words))
 				for _, w := range words {
 					c := tf[w]
@@ -129,6 +134,9 @@ func (g *Graph) index() *searchIndex {
 					}
 				}
 			}
+			// The body's length in bytes stands for its length in words.
+			ix.lens[i][fieldBody] = uint32(len(n.Body))
+			total[fieldBody] += float64(len(n.Body))
 			for w, c := range tf {
 				ix.postings[w] = append(ix.postings[w], posting{node: int32(i), tf: *c})
 			}
@@ -140,6 +148,42 @@ func (g *Graph) index() *searchIndex {
 		g.search = ix
 	})
 	return g.search
+}
+
+// bodyCounts counts a word in a lowercased body: as a whole word, as the
+// start of a longer word, and inside a word.
+func bodyCounts(body, w string) (whole, prefix, inside int) {
+	for i := 0; ; {
+		k := strings.Index(body[i:], w)
+		if k < 0 {
+			return
+		}
+		at := i + k
+		end := at + len(w)
+		startsWord := at == 0 || !isWordRune(lastRune(body[:at]))
+		endsWord := end == len(body) || !isWordRune(firstRune(body[end:]))
+		switch {
+		case startsWord && endsWord:
+			whole++
+		case startsWord:
+			prefix++
+		default:
+			inside++
+		}
+		i = end
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // candidate is a node's score so far.
@@ -172,58 +216,76 @@ func (g *Graph) Search(query string, max int) []Match {
 	}
 	n := float64(len(g.Nodes))
 	cands := map[int]*candidate{}
+	norm := func(node int32, f int) float64 {
+		return 1 - bm25B + bm25B*float64(ix.lens[node][f])/ix.avg[f]
+	}
 	for _, w := range words {
-		// The word itself, and the words it starts or is inside of.
-		type variant struct {
-			word   string
-			weight float64
+		// tf~ of this word per node and field: whole words count 1, word
+		// starts prefixWeight, word insides substringWeight.
+		parts := make([][numFields]float64, len(g.Nodes))
+		var touched []int
+		at := func(node int) *[numFields]float64 {
+			p := &parts[node]
+			if *p == ([numFields]float64{}) {
+				touched = append(touched, node)
+			}
+			return p
 		}
-		vs := []variant{}
-		if _, ok := ix.postings[w]; ok {
-			vs = append(vs, variant{w, 1})
+		addPostings := func(word string, weight float64) {
+			for _, p := range ix.postings[word] {
+				acc := at(int(p.node))
+				for f := range numFields {
+					if p.tf[f] > 0 {
+						acc[f] += weight * fieldWeights[f] * float64(p.tf[f]) / norm(p.node, f)
+					}
+				}
+			}
 		}
-		if len([]rune(w)) >= minPartialLen {
+		addPostings(w, 1)
+		partial := len([]rune(w)) >= minPartialLen
+		if partial {
 			start := sort.SearchStrings(ix.vocab, w)
 			for i := start; i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], w); i++ {
 				if ix.vocab[i] != w {
-					vs = append(vs, variant{ix.vocab[i], prefixWeight})
+					addPostings(ix.vocab[i], prefixWeight)
 				}
 			}
 			for _, v := range ix.vocab {
 				if len(v) > len(w) && !strings.HasPrefix(v, w) && strings.Contains(v, w) {
-					vs = append(vs, variant{v, substringWeight})
+					addPostings(v, substringWeight)
 				}
 			}
 		}
-		seen := map[int]bool{}
-		for _, v := range vs {
-			ps := ix.postings[v.word]
-			idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-			for _, p := range ps {
-				c := cands[int(p.node)]
-				if c == nil {
-					c = &candidate{node: int(p.node)}
-					cands[int(p.node)] = c
-				}
-				if !seen[int(p.node)] {
-					seen[int(p.node)] = true
-					c.covered++
-				}
-				var tf float64
-				var parts [numFields]float64
-				for f := range numFields {
-					if p.tf[f] == 0 {
-						continue
-					}
-					norm := 1 - bm25B + bm25B*float64(ix.lens[p.node][f])/ix.avg[f]
-					parts[f] = fieldWeights[f] * float64(p.tf[f]) / norm
-					tf += parts[f]
-				}
-				s := v.weight * idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
-				c.score += s
-				for f := range numFields {
-					c.byField[f] += s * parts[f] / tf
-				}
+		for i, node := range g.Nodes {
+			if node.Body == "" {
+				continue
+			}
+			whole, prefix, inside := bodyCounts(node.Body, w)
+			t := float64(whole)
+			if partial {
+				t += prefixWeight*float64(prefix) + substringWeight*float64(inside)
+			}
+			if t > 0 {
+				at(i)[fieldBody] += fieldWeights[fieldBody] * t / norm(int32(i), fieldBody)
+			}
+		}
+		idf := math.Log(1 + (n-float64(len(touched))+0.5)/(float64(len(touched))+0.5))
+		for _, node := range touched {
+			p := &parts[node]
+			var tf float64
+			for f := range numFields {
+				tf += p[f]
+			}
+			c := cands[node]
+			if c == nil {
+				c = &candidate{node: node}
+				cands[node] = c
+			}
+			c.covered++
+			s := idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
+			c.score += s
+			for f := range numFields {
+				c.byField[f] += s * p[f] / tf
 			}
 		}
 	}
@@ -238,7 +300,7 @@ func (g *Graph) Search(query string, max int) []Match {
 		if a.score != b.score {
 			return a.score > b.score
 		}
-		la, lb := strings.ToLower(g.Nodes[a.node].Label), strings.ToLower(g.Nodes[b.node].Label)
+		la, lb := ix.lower[a.node], ix.lower[b.node]
 		if la != lb {
 			return la < lb
 		}
@@ -256,7 +318,7 @@ func (g *Graph) Search(query string, max int) []Match {
 				c.score *= 3
 			case containsPhrase(f[fieldLabel], all) || containsPhrase(f[fieldName], all):
 				c.score *= 1.5
-			case len(all) > 1 && (containsPhrase(f[fieldDescription], all) || containsPhrase(f[fieldBody], all)):
+			case len(all) > 1 && (containsPhrase(f[fieldDescription], all) || strings.Contains(node.Body, strings.Join(all, " "))):
 				c.score *= 1.25
 			}
 		}

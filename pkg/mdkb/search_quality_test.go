@@ -99,6 +99,6 @@ func TestJudgedQueriesRankTheirDocuments(t *testing.T) {
 // The figures recorded in docs/BENCHMARKS.md; a change of the ranking may
 // raise them, never lower them.
 const (
-	minNDCG   = 0.96
+	minNDCG   = 0.98
 	minRecall = 1.0
 )
