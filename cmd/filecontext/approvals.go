@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/filecontext-aws/filecontext/pkg/console"
 )
 
 // approvals drives the approval routes of a server.
@@ -20,9 +19,8 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var r remote
 	r.flags(fs)
-	// With --root or --bucket the approvals are decided in this process, on
-	// the state folder of that root (or --state): how the approvals of an
-	// MCP stdio server are decided, with no server running.
+	// With --root or --bucket the approvals are decided in this process
+	// (approvalBackend).
 	var lf localFlags
 	lf.register(fs)
 	status := fs.String("status", "pending", "list: the status to list")
@@ -37,23 +35,12 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "filecontext approvals: say list, show ID, approve ID or reject ID\n")
 		return 2
 	}
-	var backend console.Backend
-	if *lf.root != "" || *lf.bucket != "" {
-		h, code, err := openLocal(ctx, &lf, slog.New(slog.NewJSONHandler(io.Discard, nil)))
-		if err != nil {
-			fmt.Fprintln(stderr, "filecontext approvals:", err)
-			return code
-		}
-		defer h.close()
-		backend = routerBackend(h.parts.Router, localOperator)
-	} else {
-		c, err := r.client(ctx)
-		if err != nil {
-			fmt.Fprintln(stderr, "filecontext approvals:", err)
-			return 2
-		}
-		backend = clientBackend(c)
+	backend, _, done, code, err := approvalBackend(ctx, &r, &lf, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext approvals:", err)
+		return code
 	}
+	defer done()
 	do := func(method, path string, body []byte, _ bool) ([]byte, error) {
 		status, out, err := backend(ctx, method, path, body)
 		if err != nil {

@@ -67,6 +67,47 @@ func apiError(status int, out []byte) error {
 	return &client.Error{Status: status, Code: "internal", Message: string(out)}
 }
 
+// approvalBackend reaches the approval routes the flags name: in this
+// process with --root or --bucket (on that root's state folder, as the
+// approvals of an MCP stdio server are decided with no server running),
+// else on the server at --endpoint. It returns what it serves, a func that
+// releases it, and an exit code for an error.
+func approvalBackend(ctx context.Context, r *remote, lf *localFlags, log *slog.Logger) (console.Backend, string, func(), int, error) {
+	if *lf.root != "" || *lf.bucket != "" {
+		h, code, err := openLocal(ctx, lf, log)
+		if err != nil {
+			return nil, "", nil, code, err
+		}
+		return routerBackend(h.parts.Router, localOperator), h.what, h.close, 0, nil
+	}
+	c, err := r.client(ctx)
+	if err != nil {
+		return nil, "", nil, 2, err
+	}
+	return clientBackend(c), r.endpoint, func() {}, 0, nil
+}
+
+// serveUntilDone serves srv on ln until ctx ends, then shuts it down; it
+// returns the exit code.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, stdout, stderr io.Writer, name string) int {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(stderr, name+":", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, name+": shutdown:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "filecontext: stopped")
+	return 0
+}
+
 // runConsole serves the approval console on loopback until ctx ends.
 func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
@@ -87,24 +128,12 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "filecontext console: --addr %s: %v\n", *addr, err)
 		return 2
 	}
-	var backend console.Backend
-	serving := r.endpoint
-	if *lf.root != "" || *lf.bucket != "" {
-		h, code, err := openLocal(ctx, &lf, slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-		if err != nil {
-			fmt.Fprintln(stderr, "filecontext console:", err)
-			return code
-		}
-		defer h.close()
-		backend, serving = routerBackend(h.parts.Router, localOperator), h.what
-	} else {
-		c, err := r.client(ctx)
-		if err != nil {
-			fmt.Fprintln(stderr, "filecontext console:", err)
-			return 2
-		}
-		backend = clientBackend(c)
+	backend, serving, done, code, err := approvalBackend(ctx, &r, &lf, slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		fmt.Fprintln(stderr, "filecontext console:", err)
+		return code
 	}
+	defer done()
 	// The key keeps other local users out: the console acts with this
 	// user's identity (and, with --sigv4, AWS credentials).
 	handler := console.New(backend, console.Options{Key: console.NewKey(), Serving: serving})
@@ -114,8 +143,6 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	u := handler.LoginURL("http://" + ln.Addr().String())
 	fmt.Fprintf(stdout, "filecontext: approval console for %s on %s\n", serving, u)
 	if !*noOpen {
@@ -123,17 +150,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "filecontext console: could not open a browser (%v); open the URL above\n", err)
 		}
 	}
-	select {
-	case err := <-errc:
-		fmt.Fprintln(stderr, "filecontext console:", err)
-		return 1
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(shutdown)
-	fmt.Fprintln(stdout, "filecontext: stopped")
-	return 0
+	return serveUntilDone(ctx, srv, ln, stdout, stderr, "filecontext console")
 }
 
 // openBrowser opens u in the user's browser: $BROWSER when set, else the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -22,23 +21,7 @@ func startConsole(t *testing.T, bin string, env []string, args ...string) string
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"console", "--no-open"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no start line: %v; stderr %s", err, stderr.String())
-	}
-	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/console/\?key=[0-9a-f]{32}`).FindString(line)
-	if m == "" {
-		t.Fatalf("start line %q has no console URL", line)
-	}
-	go io.Copy(io.Discard, stdout)
-	return m
+	return startedURL(t, cmd, `http://127\.0\.0\.1:\d+/console/\?key=[0-9a-f]{32}`)
 }
 
 // consoleApprove opens a console URL like a browser and approves id

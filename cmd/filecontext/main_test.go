@@ -39,6 +39,13 @@ func startServerEnv(t *testing.T, bin string, env []string, args ...string) (str
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	return startedURL(t, cmd, `http://127\.0\.0\.1:\d+`), cmd
+}
+
+// startedURL starts a command that prints a URL on its first line, stops it
+// when the test ends, and returns the URL (the match of pattern).
+func startedURL(t *testing.T, cmd *exec.Cmd, pattern string) string {
+	t.Helper()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -50,12 +57,12 @@ func startServerEnv(t *testing.T, bin string, env []string, args ...string) (str
 	if err != nil {
 		t.Fatalf("no start line: %v; stderr %s", err, stderr.String())
 	}
-	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	m := regexp.MustCompile(pattern).FindString(line)
 	if m == "" {
 		t.Fatalf("start line %q has no URL", line)
 	}
 	go io.Copy(io.Discard, stdout)
-	return m, cmd
+	return m
 }
 
 func TestServeExamplesAndCurl(t *testing.T) {

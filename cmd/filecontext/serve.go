@@ -191,25 +191,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "filecontext: serving %s on http://%s (write tools %s, approval %s, state %s)\n",
 		h.what, ln.Addr(), *lf.writeTools, *lf.approval, h.stateDir)
 	fmt.Fprintf(stdout, "filecontext: approval console on %s\n", approvalConsole.LoginURL("http://"+ln.Addr().String()))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	if h.parts.Approvals != nil {
 		go sweepEvery(ctx, h.parts.Approvals, sweepInterval, h.log)
 	}
-	select {
-	case err := <-errc:
-		fmt.Fprintln(stderr, "filecontext:", err)
-		return 1
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, "filecontext: shutdown:", err)
-		return 1
-	}
-	fmt.Fprintln(stdout, "filecontext: stopped")
-	return 0
+	return serveUntilDone(ctx, srv, ln, stdout, stderr, "filecontext")
 }
 
 // stateDirFor picks the state directory and refuses one inside the served

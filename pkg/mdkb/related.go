@@ -78,11 +78,7 @@ func (s *Service) Related(ctx context.Context, a RelatedArgs) (*RelatedResult, e
 	if err != nil {
 		return nil, err
 	}
-	dir, err := s.root.ParseDir(a.Directory)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.load(ctx, dir, true)
+	st, dir, err := s.loadDir(ctx, a.Directory)
 	if err != nil {
 		return nil, err
 	}

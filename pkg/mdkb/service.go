@@ -531,25 +531,48 @@ type SearchArgs struct {
 	MaxResults int
 }
 
-// SearchResult is its result.
-type SearchResult struct {
-	DocumentCount int `json:"documentCount"`
-	TripleCount   int `json:"tripleCount"`
-	// Truncated says a cap left documents of the scope out of the graph
-	// (Limit "maximumGraphFiles" or "maximumGraphBytes"); FilesInScope
-	// counts the Markdown files in scope, FilesUsed the documents in the
-	// graph.
+// ScopeReport is what every graph answer says of its scope and graph.
+type ScopeReport struct {
+	// Truncated says something of the scope's graph is not in the answer:
+	// Limit "maximumGraphFiles" or "maximumGraphBytes" when a cap left
+	// documents out (FilesUsed of FilesInScope, the Markdown files in
+	// scope); for an export also more pages (Next), or "maximumExportBytes"
+	// when a single subject over the budget was cut.
 	Truncated    bool          `json:"truncated"`
 	Limit        string        `json:"limit,omitempty"`
 	FilesInScope int           `json:"filesInScope"`
 	FilesUsed    int           `json:"filesUsed"`
-	Matches      []Match       `json:"matches"`
 	Snapshot     SnapshotInfo  `json:"snapshot"`
 	Skipped      *SkipSummary  `json:"skipped,omitempty"`
 	FilesSkipped *InvalidNames `json:"filesSkipped,omitempty"`
 	// UnresolvedLinks counts the wiki links that name no document in scope.
 	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
+}
+
+// report is the scope report of a loaded scope; cut says an export page
+// was cut at the budget, more that pages follow.
+func (st *scopeState) report(cut, more bool) ScopeReport {
+	return ScopeReport{Truncated: cut || more || st.capLimit != "", Limit: st.limit(cut), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
+		Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}
+}
+
+// loadDir loads the scope of a directory argument.
+func (s *Service) loadDir(ctx context.Context, directory string) (*scopeState, pathsafe.Path, error) {
+	dir, err := s.root.ParseDir(directory)
+	if err != nil {
+		return nil, dir, err
+	}
+	st, err := s.load(ctx, dir, true)
+	return st, dir, err
+}
+
+// SearchResult is its result.
+type SearchResult struct {
+	DocumentCount int     `json:"documentCount"`
+	TripleCount   int     `json:"tripleCount"`
+	Matches       []Match `json:"matches"`
+	ScopeReport
 }
 
 // Search ranks the graph of the scope against a query.
@@ -568,17 +591,12 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 		return nil, fault.New(fault.InvalidArgument, "maxResults must be positive, got %d.", n)
 	}
 	n = min(n, s.limits.MaximumResults)
-	dir, err := s.root.ParseDir(a.Directory)
-	if err != nil {
-		return nil, err
-	}
-	st, err := s.load(ctx, dir, true)
+	st, _, err := s.loadDir(ctx, a.Directory)
 	if err != nil {
 		return nil, err
 	}
 	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
-		Truncated: st.capLimit != "", Limit: st.limit(false), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
-		Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}, nil
+		ScopeReport: st.report(false, false)}, nil
 }
 
 // ExportArgs are the arguments of file_context_markdown_graph_export.
@@ -601,25 +619,11 @@ type ExportResult struct {
 	Format        string `json:"format"`
 	DocumentCount int    `json:"documentCount"`
 	TripleCount   int    `json:"tripleCount"`
-	// Truncated says something of the scope's graph is not in Content:
-	// more pages follow (Next), or Limit "maximumExportBytes" when a single
-	// subject over the budget was cut, "maximumGraphFiles" or
-	// "maximumGraphBytes" when a cap left documents out (FilesUsed of
-	// FilesInScope).
-	Truncated    bool   `json:"truncated"`
-	Limit        string `json:"limit,omitempty"`
-	FilesInScope int    `json:"filesInScope"`
-	FilesUsed    int    `json:"filesUsed"`
-	Content      string `json:"content"`
+	Content       string `json:"content"`
 	// Next is set when the export continues: pass its cursor (and the same
 	// format and directory) for the next page.
-	Next         *ExportNext   `json:"next,omitempty"`
-	Snapshot     SnapshotInfo  `json:"snapshot"`
-	Skipped      *SkipSummary  `json:"skipped,omitempty"`
-	FilesSkipped *InvalidNames `json:"filesSkipped,omitempty"`
-	// UnresolvedLinks counts the wiki links that name no document in scope.
-	UnresolvedLinks *UnresolvedLinks `json:"unresolvedLinks,omitempty"`
-	Warnings        []string         `json:"warnings,omitempty"`
+	Next *ExportNext `json:"next,omitempty"`
+	ScopeReport
 }
 
 // Export renders the graph of the scope a page at a time: each page is a
@@ -629,10 +633,6 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	format, ok := Formats[strings.ToLower(strings.TrimSpace(a.Format))]
 	if !ok {
 		return nil, fault.New(fault.InvalidArgument, "format must be one of jsonld (also JsonLd, json-ld), turtle (ttl), mermaid or dot; got %q.", a.Format)
-	}
-	dir, err := s.root.ParseDir(a.Directory)
-	if err != nil {
-		return nil, err
 	}
 	maxBytes := a.MaxBytes
 	switch {
@@ -648,7 +648,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 			return nil, fault.New(fault.InvalidArgument, "cursor is not a cursor of a %s export; pass next.cursor of the previous page with the same format and directory.", format)
 		}
 	}
-	st, err := s.load(ctx, dir, true)
+	st, dir, err := s.loadDir(ctx, a.Directory)
 	if err != nil {
 		return nil, err
 	}
@@ -675,9 +675,8 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	// A single unit over the whole budget (a subject with a huge
 	// description) is cut: that page alone is not a valid document.
 	content, cutAtBudget := cut(content, s.limits.MaximumExportBytes)
-	res := &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples),
-		Truncated: cutAtBudget || st.capLimit != "" || next < len(p.units), Limit: st.limit(cutAtBudget), FilesInScope: st.inScope, FilesUsed: st.graph.Documents,
-		Content: content, Snapshot: st.snap, Skipped: st.skipSummary(), FilesSkipped: st.invalid, UnresolvedLinks: st.unresolved(), Warnings: st.graph.Warnings}
+	res := &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Content: content,
+		ScopeReport: st.report(cutAtBudget, next < len(p.units))}
 	if next < len(p.units) {
 		res.Next = &ExportNext{Cursor: exportCursor{Format: format, Fingerprint: st.snap.Fingerprint[:16], Unit: next}.encode()}
 	}
