@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-
 )
 
 // approvals drives the approval routes of a server.
