@@ -37,9 +37,9 @@ type RelatedLink struct {
 	Depth     int    `json:"depth"`
 	Path      string `json:"path"`
 	Title     string `json:"title"`
-	Predicate string `json:"predicate"`      // mentions, related, nextStep or a graph_edges word
-	Text      string `json:"text,omitempty"` // the link's text
-	Via       string `json:"via,omitempty"`  // at depth 2: the document in between
+	Predicate string `json:"predicate"`          // mentions, related, nextStep or a graph_edges word
+	LinkText  string `json:"linkText,omitempty"` // the link's text
+	Via       string `json:"via,omitempty"`      // at depth 2: the document in between
 }
 
 const (
@@ -111,7 +111,7 @@ func (s *Service) Related(ctx context.Context, a RelatedArgs) (*RelatedResult, e
 						reached[l.To] = true
 						next = append(next, l.To)
 					}
-					rl := RelatedLink{Direction: d, Depth: k, Path: g.Nodes[l.To].Path, Title: g.Nodes[l.To].Label, Predicate: l.Predicate, Text: l.Text}
+					rl := RelatedLink{Direction: d, Depth: k, Path: g.Nodes[l.To].Path, Title: g.Nodes[l.To].Label, Predicate: l.Predicate, LinkText: l.Text}
 					if k > 1 {
 						rl.Via = g.Nodes[from].Path
 					}

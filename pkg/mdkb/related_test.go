@@ -30,7 +30,7 @@ func relatedVault(t *testing.T) *mdkb.Service {
 func linksOf(r *mdkb.RelatedResult) string {
 	var out []string
 	for _, l := range r.Links {
-		s := fmt.Sprintf("%s%d %s %s %q", l.Direction, l.Depth, l.Path, l.Predicate, l.Text)
+		s := fmt.Sprintf("%s%d %s %s %q", l.Direction, l.Depth, l.Path, l.Predicate, l.LinkText)
 		if l.Via != "" {
 			s += " via " + l.Via
 		}

@@ -51,7 +51,7 @@ func GraphSpecs() []Tool {
 			Description: "List the neighbourhood of one Markdown document in the knowledge graph: the documents it links to (out) and that link to it " +
 				"(in: backlinks), by Markdown links, [[wiki links]], graph_related, graph_next_steps and graph_edges, with their titles and the links' text. " +
 				"depth 2 adds the documents one more link away (same direction), each with the document in between (via). Returns {path, title, " +
-				"direction, depth, links: [{direction, depth, path, title, predicate, text?, via?}], truncated}; at most maxResults links, nearest first.",
+				"direction, depth, links: [{direction, depth, path, title, predicate, linkText?, via?}], truncated}; at most maxResults links, nearest first.",
 			Params: []Param{
 				{Name: "path", Type: "string", Required: true, Description: "The document, e.g. 'guides/setup.md' (a path a search returned)."},
 				{Name: "direction", Type: "string", Default: "both", Description: "Optional. out, in or both (the default)."},
