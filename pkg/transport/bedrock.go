@@ -153,8 +153,32 @@ func (r *Router) ServeBedrock(ctx context.Context, e *BedrockEvent, responseBudg
 	}
 	var argMap map[string]any
 	json.Unmarshal(args, &argMap)
+	if tool == toolapi.ToolGraphExport && res.Status == 200 {
+		res.Body = withExportContinuation(res.Body, argMap)
+	}
 	setBody(string(fitBody(tool, res, argMap, fits)))
 	return out
+}
+
+// withExportContinuation adds to an export page that has a next page the
+// continuation every cut Bedrock answer carries: the call's arguments with
+// the cursor of the next page.
+func withExportContinuation(body []byte, args map[string]any) []byte {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	next, _ := obj["next"].(map[string]any)
+	cursor, _ := next["cursor"].(string)
+	if cursor == "" {
+		return body
+	}
+	obj["continuation"] = map[string]any{"tool": toolapi.ToolGraphExport, "arguments": withArgs(args, "cursor", cursor)}
+	b, err := marshal(obj)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // escapedLen is how many bytes body adds inside a JSON string, escaped as

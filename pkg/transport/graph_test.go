@@ -122,9 +122,13 @@ func TestBedrockFollowsExportPagesToTheEnd(t *testing.T) {
 				t.Fatalf("api %v page %d: the response is %d bytes", api, pages+1, len(whole))
 			}
 			var res struct {
-				Content     string
-				TripleCount int
-				Next        *struct{ Cursor string }
+				Content      string
+				TripleCount  int
+				Next         *struct{ Cursor string }
+				Continuation *struct {
+					Tool      string
+					Arguments map[string]any
+				}
 			}
 			if err := json.Unmarshal([]byte(body), &res); err != nil {
 				t.Fatalf("api %v: %v: %.300s", api, err, body)
@@ -139,9 +143,17 @@ func TestBedrockFollowsExportPagesToTheEnd(t *testing.T) {
 			pages++
 			total = res.TripleCount
 			if res.Next == nil {
+				if res.Continuation != nil {
+					t.Errorf("api %v: the last page has a continuation", api)
+				}
 				break
 			}
-			args = map[string]any{"format": "turtle", "cursor": res.Next.Cursor}
+			// The continuation repeats every argument, with the cursor.
+			c := res.Continuation
+			if c == nil || c.Tool != "file_context_markdown_graph_export" || c.Arguments["cursor"] != res.Next.Cursor || c.Arguments["format"] != "turtle" {
+				t.Fatalf("api %v page %d: continuation %+v", api, pages, c)
+			}
+			args = c.Arguments
 		}
 		if triples != total || pages < 3 {
 			t.Errorf("api %v: %d pages held %d triples of %d", api, pages, triples, total)
