@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -81,5 +82,35 @@ func TestThePageSaysWhenTheAPIFails(t *testing.T) {
 	failing.Store(false)
 	if err := chromedp.Do(b.Ctx, chromedp.Click(chromedp.CSS("#refresh")), chromedp.WaitNotVisible(chromedp.CSS("#banner")), chromedp.WaitVisible(chromedp.CSS("#empty"))); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPendingChangesAreNewestFirst: request times whose text does not sort
+// (the API trims trailing zeros: "…01.15Z" is later than "…01.1Z", though
+// its text sorts first) are ordered by their value.
+func TestPendingChangesAreNewestFirst(t *testing.T) {
+	times := []time.Time{
+		time.Date(2026, 12, 1, 10, 0, 1, 100e6, time.UTC),
+		time.Date(2026, 12, 1, 10, 0, 1, 150e6, time.UTC),
+		time.Date(2026, 12, 1, 10, 0, 1, 9e6, time.UTC),
+	}
+	var i atomic.Int32
+	i.Store(-1)
+	clock := func() time.Time { return times[max(0, min(int(i.Load()), len(times)-1))] }
+	w := newWorldAt(t, map[string]string{"a.md": "a\n", "b.md": "b\n", "c.md": "c\n"}, clock)
+	var ids []string
+	for k, name := range []string{"a.md", "b.md", "c.md"} {
+		i.Store(int32(k))
+		ids = append(ids, w.park(t, "file_access_write", map[string]any{"fileName": name, "content": "new\n", "overwrite": true}))
+	}
+	srv := httptest.NewServer(console.New(w.backend("ops"), console.Options{}))
+	defer srv.Close()
+	b := testenv.NewBrowser(t)
+	if err := chromedp.Do(b.Ctx, chromedp.Navigate(srv.URL+"/console/"), chromedp.WaitVisible(chromedp.CSS(`li.change:nth-child(3)`))); err != nil {
+		t.Fatal(err)
+	}
+	order, _ := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("li.change")].map(li => li.dataset.id)`))
+	if want := []string{ids[1], ids[0], ids[2]}; strings.Join(order, ",") != strings.Join(want, ",") {
+		t.Errorf("order = %v, want %v (10:00:01.150, .100, .009)", order, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/filecontext-aws/filecontext/pkg/approval"
 	"github.com/filecontext-aws/filecontext/pkg/approval/boltstore"
@@ -27,6 +28,12 @@ type world struct {
 
 func newWorld(t testing.TB, files map[string]string) *world {
 	t.Helper()
+	return newWorldAt(t, files, time.Now)
+}
+
+// newWorldAt is newWorld with the approval service's clock.
+func newWorldAt(t testing.TB, files map[string]string, now func() time.Time) *world {
+	t.Helper()
 	store := memstore.New()
 	for k, v := range files {
 		if _, err := store.Put(context.Background(), k, []byte(v), fileops.PutOptions{}); err != nil {
@@ -40,7 +47,7 @@ func newWorld(t testing.TB, files map[string]string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bolt.Close() })
-	svc, err := approval.New(approval.Options{Store: bolt, Files: fo, Staging: memstore.New()})
+	svc, err := approval.New(approval.Options{Store: bolt, Files: fo, Staging: memstore.New(), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,8 +200,10 @@
     for (const [id, d] of decided) {
       if (!ids.has(id) && (f === "pending" || f === "decided" || f === d.view.status)) views.push(d.view);
     }
-    const key = (v) => (f === "pending" ? v.requestedAt : v.decidedAt || v.requestedAt) || "";
-    views.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
+    // Times sort by their value: the API trims trailing zeros of the
+    // fraction ("…01.15Z" is after "…01.1Z"), so their text does not sort.
+    const key = (v) => Date.parse((f === "pending" ? v.requestedAt : v.decidedAt || v.requestedAt) || "") || 0;
+    views.sort((a, b) => key(b) - key(a) || (a.approvalId < b.approvalId ? -1 : 1));
     return views;
   }
 
