@@ -147,3 +147,44 @@ func TestSkippedIsTheSameFreshOrReused(t *testing.T) {
 		t.Errorf("after one change: %d GETs, fetched %d, skipped %+v", gets, changed.Snapshot.Fetched, changed.Skipped)
 	}
 }
+
+// TestAChangeDoesNotRereadTheStoredSnapshot: after one file changes, a
+// process whose snapshot is the stored one (same ETag) does not download
+// the stored snapshot again to find it stale: one HEAD, no GET.
+func TestAChangeDoesNotRereadTheStoredSnapshot(t *testing.T) {
+	ctx := context.Background()
+	data := memstore.New()
+	for i := range 20 {
+		data.Put(ctx, fmt.Sprintf("kb-root/n%02d.md", i), []byte(fmt.Sprintf("# Note %d\n\nword\n", i)), fileops.PutOptions{})
+	}
+	snaps := &countingStore{Store: memstore.New()}
+	s := newService(t, data, snaps, nil)
+	if _, err := s.Search(ctx, mdkb.SearchArgs{Query: "word"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Flush()
+	data.Put(ctx, "kb-root/n03.md", []byte("# Note 3\n\nword changed\n"), fileops.PutOptions{})
+	before := snaps.gets.Load()
+	res, err := s.Search(ctx, mdkb.SearchArgs{Query: "changed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gets := snaps.gets.Load() - before; gets != 0 || res.Snapshot.Fetched != 1 || res.Matches[0].Path != "n03.md" {
+		t.Errorf("after one change: %d snapshot GETs, fetched %d, %+v", gets, res.Snapshot.Fetched, res.Matches)
+	}
+	s.Flush()
+	// Another process saved a newer snapshot (the S3 event of a change):
+	// that one is read.
+	other := newService(t, data, snaps, nil)
+	data.Put(ctx, "kb-root/n04.md", []byte("# Note 4\n\nword again\n"), fileops.PutOptions{})
+	if n, err := other.Refresh(ctx, "kb-root/n04.md"); err != nil || n != 1 {
+		t.Fatalf("refresh = %d %v", n, err)
+	}
+	before = snaps.gets.Load()
+	if _, err := s.Search(ctx, mdkb.SearchArgs{Query: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	if gets := snaps.gets.Load() - before; gets != 1 {
+		t.Errorf("a newer stored snapshot was read %d times", gets)
+	}
+}

@@ -270,7 +270,7 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	fp := fingerprint(files)
 	key := s.snapshotKey(dir)
 	prior := s.cached(key)
-	if prior == nil || prior.Fingerprint != fp {
+	if (prior == nil || prior.Fingerprint != fp) && !s.storedIs(ctx, key, prior) {
 		// The stored snapshot replaces this process's only when it is
 		// current, or when this process has none: a save still in flight may
 		// leave an older one in the store.
@@ -483,6 +483,23 @@ func (s *Service) remember(key string, snap *snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cache[key] = snap
+}
+
+// storedIs reports whether the stored snapshot is the one this process
+// holds (the same ETag): then it is as stale as this process's, and one
+// HEAD saves downloading and decoding it.
+func (s *Service) storedIs(ctx context.Context, key string, snap *snapshot) bool {
+	if s.snapshots == nil || snap == nil {
+		return false
+	}
+	s.mu.Lock()
+	etag := snap.etag
+	s.mu.Unlock()
+	if etag == "" {
+		return false
+	}
+	info, err := s.snapshots.Head(ctx, key)
+	return err == nil && info.ETag == etag
 }
 
 func (s *Service) readSnapshot(ctx context.Context, key string) *snapshot {
