@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/filecontext-aws/filecontext/pkg/client"
 )
 
 // approvals drives the approval routes of a server.
@@ -40,12 +42,12 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return code
 	}
 	defer done()
-	do := func(method, path string, body []byte, _ bool) ([]byte, error) {
+	do := func(method, path string, body []byte) ([]byte, error) {
 		status, out, err := backend(ctx, method, path, body)
 		if err != nil {
 			return nil, err
 		}
-		return out, apiError(status, out)
+		return out, client.ErrorOf(status, out)
 	}
 	var out []byte
 	switch {
@@ -57,14 +59,14 @@ func approvals(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if *next != "" {
 			q.Set("nextToken", *next)
 		}
-		out, err = do(http.MethodGet, "/approvals?"+q.Encode(), nil, true)
+		out, err = do(http.MethodGet, "/approvals?"+q.Encode(), nil)
 	case rest[0] == "show" && len(rest) == 2:
-		out, err = do(http.MethodGet, "/approvals/"+url.PathEscape(rest[1]), nil, true)
+		out, err = do(http.MethodGet, "/approvals/"+url.PathEscape(rest[1]), nil)
 	case rest[0] == "approve" && len(rest) == 2:
-		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/approve", nil, false)
+		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/approve", nil)
 	case rest[0] == "reject" && len(rest) == 2:
 		body, _ := json.Marshal(map[string]string{"reason": *reason})
-		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/reject", body, false)
+		out, err = do(http.MethodPost, "/approvals/"+url.PathEscape(rest[1])+"/reject", body)
 	default:
 		fmt.Fprintf(stderr, "filecontext approvals: unknown form %q\n", rest)
 		return 2

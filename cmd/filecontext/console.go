@@ -54,19 +54,6 @@ func clientBackend(c *client.Client) console.Backend {
 	}
 }
 
-// apiError turns an error answer into *client.Error.
-func apiError(status int, out []byte) error {
-	if status < 400 {
-		return nil
-	}
-	var e struct{ Error *client.Error }
-	if json.Unmarshal(out, &e) == nil && e.Error != nil {
-		e.Error.Status = status
-		return e.Error
-	}
-	return &client.Error{Status: status, Code: "internal", Message: string(out)}
-}
-
 // approvalBackend reaches the approval routes the flags name: in this
 // process with --root or --bucket (on that root's state folder, as the
 // approvals of an MCP stdio server are decided with no server running),

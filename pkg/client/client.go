@@ -171,6 +171,15 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte) (in
 	return resp.StatusCode, out, err
 }
 
+// ErrorOf is the *Error of an error answer (status 400 or over), nil for
+// any other: for callers that get answers without Do.
+func ErrorOf(status int, body []byte) error {
+	if status < 400 {
+		return nil
+	}
+	return decodeError(status, body)
+}
+
 func decodeError(status int, body []byte) error {
 	var e struct {
 		Error *Error `json:"error"`

@@ -36,6 +36,9 @@ type Graph struct {
 	back     [][]DocLink
 	backOnce sync.Once
 	indexState
+	// exports are the renderings of the graph by format, made on first use.
+	exports   map[string]*paged
+	exportsMu sync.Mutex
 	// Unresolved counts the wiki links that name no document, with up to
 	// maxUnresolvedExamples of them.
 	Unresolved UnresolvedLinks

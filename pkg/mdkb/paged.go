@@ -80,9 +80,42 @@ func (p *paged) page(from, maxBytes int) (string, int) {
 
 // whole renders every unit on one page.
 func (p *paged) whole() string {
-	p.maxUnits, p.maxChars = 0, 0
-	s, _ := p.page(0, math.MaxInt)
+	all := *p
+	all.maxUnits, all.maxChars = 0, 0
+	s, _ := all.page(0, math.MaxInt)
 	return s
+}
+
+// export returns the graph's export in a format, cut into units, rendered
+// once per graph: the pages of one export read the same rendering.
+func (g *Graph) export(format string) (*paged, error) {
+	g.exportsMu.Lock()
+	defer g.exportsMu.Unlock()
+	if p, ok := g.exports[format]; ok {
+		return p, nil
+	}
+	var p *paged
+	var err error
+	switch format {
+	case "jsonld":
+		p, err = g.jsonldPaged()
+	case "turtle":
+		p = g.turtlePaged()
+	case "mermaid":
+		p = g.drawingPaged(true)
+	case "dot":
+		p = g.drawingPaged(false)
+	default:
+		err = fmt.Errorf("no export format %q", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if g.exports == nil {
+		g.exports = map[string]*paged{}
+	}
+	g.exports[format] = p
+	return p, nil
 }
 
 func contains(s []int, v int) bool {

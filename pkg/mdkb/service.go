@@ -672,18 +672,9 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	if a.Cursor != "" && !strings.HasPrefix(st.snap.Fingerprint, cur.Fingerprint) {
 		return nil, fault.New(fault.Conflict, "The graph of '%s' changed since this export began; export it again from the first page.", dir.String()).WithPath(dir.String())
 	}
-	var p *paged
-	switch format {
-	case "jsonld":
-		if p, err = st.graph.jsonldPaged(); err != nil {
-			return nil, fault.New(fault.Internal, "internal error").WithCause(err)
-		}
-	case "turtle":
-		p = st.graph.turtlePaged()
-	case "mermaid":
-		p = st.graph.drawingPaged(true)
-	case "dot":
-		p = st.graph.drawingPaged(false)
+	p, err := st.graph.export(format)
+	if err != nil {
+		return nil, fault.New(fault.Internal, "internal error").WithCause(err)
 	}
 	if cur.Unit > len(p.units) {
 		return nil, fault.New(fault.InvalidArgument, "cursor is past the end of the export.")

@@ -23,15 +23,21 @@ import (
 	"github.com/filecontext-aws/filecontext/pkg/approval/dynamostore"
 )
 
+// newTable creates an approvals table with a fresh name.
+func newTable(t *testing.T, c *dynamodb.Client) string {
+	t.Helper()
+	table := testenv.TableName()
+	if err := dynamostore.CreateTable(context.Background(), c, table); err != nil {
+		t.Fatalf("creating table: %v", err)
+	}
+	return table
+}
+
 func TestConformance(t *testing.T) {
 	for _, target := range testenv.DynamoTargets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			approvaltest.Run(t, func(t *testing.T) approval.Store {
-				table := testenv.TableName()
-				if err := dynamostore.CreateTable(context.Background(), target.Client, table); err != nil {
-					t.Fatalf("creating table: %v", err)
-				}
-				return dynamostore.New(target.Client, table)
+				return dynamostore.New(target.Client, newTable(t, target.Client))
 			})
 		})
 	}
@@ -79,10 +85,7 @@ func TestTTLFollowsRetention(t *testing.T) {
 	ctx := context.Background()
 	for _, target := range testenv.DynamoTargets(t) {
 		t.Run(target.Name, func(t *testing.T) {
-			table := testenv.TableName()
-			if err := dynamostore.CreateTable(ctx, target.Client, table); err != nil {
-				t.Fatal(err)
-			}
+			table := newTable(t, target.Client)
 			s := dynamostore.New(target.Client, table)
 			now := time.Now().UTC().Truncate(time.Second)
 			kept := approvaltest.Record("apr_kept", now)
@@ -139,10 +142,7 @@ func TestRetriedWritesAreNotConflicts(t *testing.T) {
 	ctx := context.Background()
 	for _, target := range testenv.DynamoTargets(t) {
 		t.Run(target.Name, func(t *testing.T) {
-			table := testenv.TableName()
-			if err := dynamostore.CreateTable(ctx, target.Client, table); err != nil {
-				t.Fatal(err)
-			}
+			table := newTable(t, target.Client)
 			lossy := &loseAnswers{next: http.DefaultTransport, lose: map[string]bool{"PutItem": true}}
 			client := dynamodb.New(target.Client.Options(), func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: lossy} })
 			s := dynamostore.New(client, table)
