@@ -48,7 +48,7 @@ func JSONLDOptions() *ld.JsonLdOptions {
 // NQuads renders the triples as N-Triples.
 func (g *Graph) NQuads() string {
 	var b strings.Builder
-	for _, t := range g.Triples {
+	for _, t := range g.Triples() {
 		b.WriteString("<" + t.S + "> <" + t.P + "> ")
 		if t.O.Literal {
 			b.WriteString(quote(t.O.Value))
@@ -137,7 +137,7 @@ func (g *Graph) Turtle() string { return g.turtlePaged().whole() }
 // edges returns the IRI-to-IRI statements between nodes, without types.
 func (g *Graph) edges() []Triple {
 	var out []Triple
-	for _, t := range g.Triples {
+	for _, t := range g.Triples() {
 		if !t.O.Literal && t.P != RDFType && t.P != ProvNS+"wasDerivedFrom" {
 			out = append(out, t)
 		}

@@ -1,6 +1,7 @@
 package mdkb
 
 import (
+	"crypto/sha256"
 	"path"
 	"regexp"
 	"sort"
@@ -16,7 +17,6 @@ type Node struct {
 	Path        string   // documents only
 	Keywords    []string // keywords (tags) and aliases
 	Related     []string // labels of related nodes
-	Body        string   // lowercased prose, documents only
 	TitleFrom   string   // where a document's label came from (DocInfo.TitleFrom)
 	// Shown is the label to show: a document's title, with its path when
 	// other documents have the same title.
@@ -25,7 +25,6 @@ type Node struct {
 
 // Graph is the assembled graph of a scope.
 type Graph struct {
-	Triples   []Triple
 	Nodes     []*Node // documents first, in path order, then other nodes by ID
 	Documents int
 	Warnings  []string
@@ -42,6 +41,14 @@ type Graph struct {
 	// Unresolved counts the wiki links that name no document, with up to
 	// maxUnresolvedExamples of them.
 	Unresolved UnresolvedLinks
+
+	parts       []*docPart // by document, in path order
+	names       string     // the names fingerprint the parts were made for
+	body        *bodyIndex
+	extra       []Triple // statements about named and other nodes
+	tripleCount int
+	triples     []Triple // all statements, made on first use
+	triplesOnce sync.Once
 }
 
 // UnresolvedLinks summarizes the wiki links that name no document.
@@ -69,11 +76,10 @@ type DocLink struct {
 type wikiResolver struct {
 	docs   []*DocInfo
 	byName map[string][]int // lowercase file name or alias -> documents, in path order
-	memo   map[[2]string]int
 }
 
 func newWikiResolver(docs []*DocInfo) *wikiResolver {
-	w := &wikiResolver{docs: docs, byName: map[string][]int{}, memo: map[[2]string]int{}}
+	w := &wikiResolver{docs: docs, byName: make(map[string][]int, len(docs))}
 	for i, d := range docs {
 		base := path.Base(d.Path)
 		names := append([]string{strings.TrimSuffix(base, path.Ext(base))}, d.Aliases...)
@@ -90,11 +96,6 @@ func newWikiResolver(docs []*DocInfo) *wikiResolver {
 // resolve returns the index of the document a wiki link of from names, or
 // -1.
 func (w *wikiResolver) resolve(from *DocInfo, target string) int {
-	folder := path.Dir(from.Path)
-	key := [2]string{folder, target}
-	if i, ok := w.memo[key]; ok {
-		return i
-	}
 	t := strings.ToLower(target)
 	var candidates []int
 	if strings.Contains(t, "/") {
@@ -107,6 +108,10 @@ func (w *wikiResolver) resolve(from *DocInfo, target string) int {
 	} else {
 		candidates = w.byName[t]
 	}
+	if len(candidates) == 1 {
+		return candidates[0]
+	}
+	folder := path.Dir(from.Path)
 	best := -1
 	for _, i := range candidates {
 		switch {
@@ -120,7 +125,6 @@ func (w *wikiResolver) resolve(from *DocInfo, target string) int {
 			best = i
 		}
 	}
-	w.memo[key] = best
 	return best
 }
 
@@ -129,187 +133,299 @@ var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 // Build assembles the graph of the documents, in path order. Links to
 // documents outside the set, and wiki links that name no document, make no
 // edge.
-func Build(docs []*DocInfo) *Graph {
+func Build(docs []*DocInfo) *Graph { return build(nil, docs) }
+
+// docPart is what one document contributes to a graph, given the names
+// the documents of the graph answer to: its statements, links, related
+// labels, the named nodes it mentions and the wiki links it could not
+// resolve. Parts are never changed once made, so graphs share them.
+type docPart struct {
+	doc        *DocInfo
+	id         string   // the document's IRI
+	triples    []Triple // statements about the document
+	foreign    []Triple // graph_edges statements about other nodes
+	named      []namedRef
+	links      []DocLink
+	related    []string // labels of related nodes, for search
+	unresolved []string // wiki link targets that name no document
+}
+
+// namedRef is a named node (entity, person, group) a document mentions.
+type namedRef struct {
+	ID, Type, Name, Description string
+}
+
+// names fingerprints what documents answer to (paths, titles, aliases):
+// while it is the same, every document's part is the same too.
+func names(docs []*DocInfo) string {
+	h := sha256.New()
+	for _, d := range docs {
+		h.Write([]byte(d.Path))
+		h.Write([]byte{0})
+		h.Write([]byte(d.Title))
+		for _, a := range d.Aliases {
+			h.Write([]byte{1})
+			h.Write([]byte(a))
+		}
+		h.Write([]byte{'\n'})
+	}
+	return string(h.Sum(nil))
+}
+
+// build assembles the graph of docs. When prev, the graph of an earlier
+// set, has the same names, the parts of the documents it shares (the same
+// *DocInfo) are reused: after one changed file only that file's part is
+// made again, and the body index of prev is carried forward. Documents
+// read from a stored snapshot have no body: their words are only in the
+// body index of the snapshot's graph, so such documents are built with
+// that graph as prev.
+func build(prev *Graph, docs []*DocInfo) *Graph {
+	docs = append([]*DocInfo(nil), docs...)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
-	g := &Graph{Documents: len(docs), Links: make([][]DocLink, len(docs))}
-	byPath := make(map[string]int, len(docs)) // index of a document by path
-	byName := make(map[string]*DocInfo, 2*len(docs))
-	iris := make([]string, len(docs))
+	fp := names(docs)
+	var reuse map[*DocInfo]*docPart
+	if prev != nil && prev.names == fp {
+		reuse = make(map[*DocInfo]*docPart, len(prev.parts))
+		for _, p := range prev.parts {
+			reuse[p.doc] = p
+		}
+	}
+	parts := make([]*docPart, len(docs))
+	var r *resolver
 	for i, d := range docs {
-		byPath[d.Path] = i
-		iris[i] = docIRI(d.Path)
+		if p := reuse[d]; p != nil {
+			parts[i] = p
+			continue
+		}
+		if r == nil {
+			r = newResolver(docs)
+		}
+		parts[i] = r.part(i)
+	}
+	g := assemble(parts, fp)
+	switch {
+	case prev != nil && prev.body != nil:
+		g.body = prev.body.derive(prev.docs(), docs)
+	default:
+		g.body = newBodyIndex(docs)
+	}
+	return g
+}
+
+// resolver resolves the references of documents against the names of a
+// set of documents.
+type resolver struct {
+	docs   []*DocInfo
+	iris   []string
+	byPath map[string]int      // index of a document by path
+	byName map[string]*DocInfo // by lowercase title or file name
+	wiki   *wikiResolver
+}
+
+func newResolver(docs []*DocInfo) *resolver {
+	r := &resolver{docs: docs, iris: make([]string, len(docs)), byPath: make(map[string]int, len(docs)), byName: make(map[string]*DocInfo, 2*len(docs)), wiki: newWikiResolver(docs)}
+	for i, d := range docs {
+		r.byPath[d.Path] = i
+		r.iris[i] = docIRI(d.Path)
 	}
 	// Titles first, then file names, so a title wins a clash.
 	for i := len(docs) - 1; i >= 0; i-- {
-		d := docs[i]
-		base := path.Base(d.Path)
-		byName[strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))] = d
+		base := path.Base(docs[i].Path)
+		r.byName[strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))] = docs[i]
 	}
 	for i := len(docs) - 1; i >= 0; i-- {
-		byName[strings.ToLower(docs[i].Title)] = docs[i]
+		r.byName[strings.ToLower(docs[i].Title)] = docs[i]
 	}
-	resolveDoc := func(ref string) *DocInfo {
-		if i, ok := byPath[ref]; ok {
-			return docs[i]
-		}
-		return byName[strings.ToLower(strings.TrimSpace(ref))]
-	}
+	return r
+}
 
-	others := map[string]*Node{}
-	add := func(s, p string, o Term) { g.Triples = append(g.Triples, Triple{S: s, P: p, O: o}) }
-	// edge adds a statement between nodes once per document: references by
-	// title and by path may name the same target.
-	var seen map[[2]string]bool
-	edge := func(s, p, o string) {
-		if k := [2]string{p, o}; !seen[k] {
+func (r *resolver) doc(ref string) *DocInfo {
+	if i, ok := r.byPath[ref]; ok {
+		return r.docs[i]
+	}
+	return r.byName[strings.ToLower(strings.TrimSpace(ref))]
+}
+
+// part makes the part of document i.
+func (r *resolver) part(i int) *docPart {
+	d := r.docs[i]
+	id := r.iris[i]
+	p := &docPart{doc: d, id: id}
+	add := func(s, pr string, o Term) { p.triples = append(p.triples, Triple{S: s, P: pr, O: o}) }
+	// edge adds a statement between nodes once: references by title and
+	// by path may name the same target.
+	seen := map[[2]string]bool{}
+	edge := func(pr, o string) {
+		if k := [2]string{pr, o}; !seen[k] {
 			seen[k] = true
-			add(s, p, IRI(o))
+			add(id, pr, IRI(o))
 		}
 	}
 	named := func(kind, typ, name, desc string) string {
-		id := nodeIRI(kind, name)
-		if n, ok := others[id]; ok {
-			if n.Description == "" && desc != "" {
-				n.Description = desc
-				add(id, SchemaNS+"description", Lit(desc))
-			}
-			return id
-		}
-		others[id] = &Node{ID: id, Label: name, Description: desc}
-		add(id, RDFType, IRI(typ))
-		add(id, SchemaNS+"name", Lit(name))
-		if desc != "" {
-			add(id, SchemaNS+"description", Lit(desc))
-		}
-		return id
+		nid := nodeIRI(kind, name)
+		p.named = append(p.named, namedRef{ID: nid, Type: typ, Name: name, Description: desc})
+		return nid
 	}
 	// ref resolves a reference to a document, or makes it an entity.
 	ref := func(name string) (string, string) {
-		if d := resolveDoc(name); d != nil {
-			return docIRI(d.Path), d.Title
+		if t := r.doc(name); t != nil {
+			return docIRI(t.Path), t.Title
 		}
 		return named("entity", SchemaNS+"Thing", name, ""), name
 	}
+	add(id, RDFType, IRI(SchemaNS+"Article"))
+	add(id, SchemaNS+"name", Lit(d.Title))
+	if d.Description != "" {
+		add(id, SchemaNS+"description", Lit(d.Description))
+	}
+	for _, k := range dedupe(d.Keywords) {
+		add(id, SchemaNS+"keywords", Lit(k))
+	}
+	for _, a := range d.About {
+		edge(SchemaNS+"about", named("entity", SchemaNS+"Thing", a, ""))
+	}
+	for _, a := range d.Authors {
+		edge(SchemaNS+"author", named("person", SchemaNS+"Person", a, ""))
+	}
+	for _, pv := range [][2]string{{"datePublished", d.DatePublished}, {"dateModified", d.DateModified}} {
+		pr, v := pv[0], pv[1]
+		if v == "" {
+			continue
+		}
+		if datePattern.MatchString(v) {
+			add(id, SchemaNS+pr, Term{Value: v, Literal: true, Datatype: XSDDate})
+		} else {
+			add(id, SchemaNS+pr, Lit(v))
+		}
+	}
+	add(id, ProvNS+"wasDerivedFrom", IRI(fileIRI(d.Path)))
+	// Mentions by document index: sorting ints is cheaper than hashing IRIs.
+	var targets []int
+	linkTo := func(t int, predicate, text string) {
+		for _, l := range p.links {
+			if l.To == t && l.Predicate == predicate {
+				return
+			}
+		}
+		p.links = append(p.links, DocLink{To: t, Predicate: predicate, Text: text})
+	}
+	for k, l := range d.Links {
+		if t, ok := r.byPath[l]; ok && t != i {
+			targets = append(targets, t)
+			linkTo(t, "mentions", at(d.LinkTexts, k))
+		}
+	}
+	for k, w := range d.WikiLinks {
+		t := r.wiki.resolve(d, w)
+		if t < 0 {
+			p.unresolved = append(p.unresolved, w)
+			continue
+		}
+		if t != i {
+			targets = append(targets, t)
+			linkTo(t, "mentions", at(d.WikiTexts, k))
+		}
+	}
+	sort.Ints(targets)
+	for k, t := range targets {
+		if k == 0 || t != targets[k-1] {
+			// Entity mentions (edge below) name entity IRIs, never these.
+			add(id, SchemaNS+"mentions", IRI(r.iris[t]))
+		}
+	}
+	for _, gname := range d.Groups {
+		edge(KBNS+"group", named("group", KBNS+"Group", gname, ""))
+	}
+	docRef := func(name, predicate string) {
+		if t := r.doc(name); t != nil && t != d {
+			linkTo(r.byPath[t.Path], predicate, name)
+		}
+	}
+	for _, rel := range d.Related {
+		target, label := ref(rel)
+		edge(KBNS+"related", target)
+		p.related = append(p.related, label)
+		docRef(rel, "related")
+	}
+	for _, s := range d.NextSteps {
+		target, label := ref(s)
+		edge(KBNS+"nextStep", target)
+		p.related = append(p.related, label)
+		docRef(s, "nextStep")
+	}
+	for _, e := range d.Entities {
+		typ := SchemaNS + "Thing"
+		if e.Type != "" {
+			typ = expand(e.Type, SchemaNS)
+		}
+		edge(SchemaNS+"mentions", named("entity", typ, e.Name, e.Description))
+		p.related = append(p.related, e.Name)
+	}
+	for _, e := range d.Edges {
+		subject := id
+		if e.Subject != "" {
+			subject, _ = ref(e.Subject)
+		}
+		object, label := ref(e.Object)
+		if t := (Triple{S: subject, P: expand(e.Predicate, KBNS), O: IRI(object)}); subject == id {
+			edge(t.P, object)
+		} else {
+			p.foreign = append(p.foreign, t)
+		}
+		if subject == id {
+			p.related = append(p.related, label)
+			docRef(e.Object, localName(expand(e.Predicate, KBNS)))
+		}
+	}
+	return p
+}
 
+// assemble makes the graph of the parts of documents in path order:
+// document nodes, the named nodes they mention (each described once, by
+// the first document that describes it), statements about other nodes
+// once however many documents make them, and the labels to show.
+func assemble(parts []*docPart, fp string) *Graph {
+	g := &Graph{Documents: len(parts), Links: make([][]DocLink, len(parts)), parts: parts, names: fp}
+	others := map[string]*Node{}
 	foreign := map[Triple]bool{}
-	wiki := newWikiResolver(docs)
-	for i, d := range docs {
-		id := iris[i]
-		seen = map[[2]string]bool{}
-		n := &Node{ID: id, Label: d.Title, Shown: d.Title, TitleFrom: d.TitleFrom, Description: d.Description, Path: d.Path, Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Body: d.Body}
-		g.Nodes = append(g.Nodes, n)
+	g.Nodes = make([]*Node, 0, len(parts))
+	count := 0
+	for i, p := range parts {
+		d := p.doc
+		g.Nodes = append(g.Nodes, &Node{ID: p.id, Label: d.Title, Shown: d.Title, TitleFrom: d.TitleFrom, Description: d.Description, Path: d.Path,
+			Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Related: p.related})
 		g.Warnings = append(g.Warnings, d.Warnings...)
-		add(id, RDFType, IRI(SchemaNS+"Article"))
-		add(id, SchemaNS+"name", Lit(d.Title))
-		if d.Description != "" {
-			add(id, SchemaNS+"description", Lit(d.Description))
-		}
-		for _, k := range dedupe(d.Keywords) {
-			add(id, SchemaNS+"keywords", Lit(k))
-		}
-		for _, a := range d.About {
-			edge(id, SchemaNS+"about", named("entity", SchemaNS+"Thing", a, ""))
-		}
-		for _, a := range d.Authors {
-			edge(id, SchemaNS+"author", named("person", SchemaNS+"Person", a, ""))
-		}
-		for _, pv := range [][2]string{{"datePublished", d.DatePublished}, {"dateModified", d.DateModified}} {
-			p, v := pv[0], pv[1]
-			if v == "" {
-				continue
-			}
-			if datePattern.MatchString(v) {
-				add(id, SchemaNS+p, Term{Value: v, Literal: true, Datatype: XSDDate})
-			} else {
-				add(id, SchemaNS+p, Lit(v))
+		g.Links[i] = p.links
+		count += len(p.triples)
+		for _, w := range p.unresolved {
+			g.Unresolved.Count++
+			if len(g.Unresolved.Examples) < maxUnresolvedExamples {
+				g.Unresolved.Examples = append(g.Unresolved.Examples, d.Path+": [["+w+"]]")
 			}
 		}
-		add(id, ProvNS+"wasDerivedFrom", IRI(fileIRI(d.Path)))
-		// Mentions by document index: sorting ints is cheaper than hashing IRIs.
-		var targets []int
-		linkTo := func(t int, predicate, text string) {
-			for _, l := range g.Links[i] {
-				if l.To == t && l.Predicate == predicate {
-					return
-				}
-			}
-			g.Links[i] = append(g.Links[i], DocLink{To: t, Predicate: predicate, Text: text})
-		}
-		for k, l := range d.Links {
-			if t, ok := byPath[l]; ok && t != i {
-				targets = append(targets, t)
-				linkTo(t, "mentions", at(d.LinkTexts, k))
-			}
-		}
-		for k, w := range d.WikiLinks {
-			t := wiki.resolve(d, w)
-			if t < 0 {
-				g.Unresolved.Count++
-				if len(g.Unresolved.Examples) < maxUnresolvedExamples {
-					g.Unresolved.Examples = append(g.Unresolved.Examples, d.Path+": [["+w+"]]")
+		for _, r := range p.named {
+			if n, ok := others[r.ID]; ok {
+				if n.Description == "" && r.Description != "" {
+					n.Description = r.Description
+					g.extra = append(g.extra, Triple{S: r.ID, P: SchemaNS + "description", O: Lit(r.Description)})
 				}
 				continue
 			}
-			if t != i {
-				targets = append(targets, t)
-				linkTo(t, "mentions", at(d.WikiTexts, k))
+			others[r.ID] = &Node{ID: r.ID, Label: r.Name, Shown: r.Name, Description: r.Description}
+			g.extra = append(g.extra, Triple{S: r.ID, P: RDFType, O: IRI(r.Type)}, Triple{S: r.ID, P: SchemaNS + "name", O: Lit(r.Name)})
+			if r.Description != "" {
+				g.extra = append(g.extra, Triple{S: r.ID, P: SchemaNS + "description", O: Lit(r.Description)})
 			}
 		}
-		sort.Ints(targets)
-		for k, t := range targets {
-			if k == 0 || t != targets[k-1] {
-				// Entity mentions (edge below) name entity IRIs, never these.
-				add(id, SchemaNS+"mentions", IRI(iris[t]))
-			}
-		}
-		for _, gname := range d.Groups {
-			edge(id, KBNS+"group", named("group", KBNS+"Group", gname, ""))
-		}
-		docRef := func(name, predicate string) {
-			if t := resolveDoc(name); t != nil && t != d {
-				linkTo(byPath[t.Path], predicate, name)
-			}
-		}
-		for _, r := range d.Related {
-			target, label := ref(r)
-			edge(id, KBNS+"related", target)
-			n.Related = append(n.Related, label)
-			docRef(r, "related")
-		}
-		for _, s := range d.NextSteps {
-			target, label := ref(s)
-			edge(id, KBNS+"nextStep", target)
-			n.Related = append(n.Related, label)
-			docRef(s, "nextStep")
-		}
-		for _, e := range d.Entities {
-			typ := SchemaNS + "Thing"
-			if e.Type != "" {
-				typ = expand(e.Type, SchemaNS)
-			}
-			eid := named("entity", typ, e.Name, e.Description)
-			edge(id, SchemaNS+"mentions", eid)
-			n.Related = append(n.Related, e.Name)
-		}
-		for _, e := range d.Edges {
-			subject := id
-			if e.Subject != "" {
-				subject, _ = ref(e.Subject)
-			}
-			object, label := ref(e.Object)
-			if t := (Triple{S: subject, P: expand(e.Predicate, KBNS), O: IRI(object)}); subject == id {
-				edge(id, t.P, object)
-			} else if !foreign[t] {
+		for _, t := range p.foreign {
+			if !foreign[t] {
 				foreign[t] = true // two documents may state the same edge about a third node
-				g.Triples = append(g.Triples, t)
-			}
-			if subject == id {
-				n.Related = append(n.Related, label)
-				docRef(e.Object, localName(expand(e.Predicate, KBNS)))
+				g.extra = append(g.extra, t)
 			}
 		}
 	}
-	titles := map[string]int{}
+	g.tripleCount = count + len(g.extra)
+	titles := make(map[string]int, len(g.Nodes))
 	for _, n := range g.Nodes {
 		titles[strings.ToLower(n.Label)]++
 	}
@@ -319,10 +435,35 @@ func Build(docs []*DocInfo) *Graph {
 		}
 	}
 	for _, id := range sortedKeys(others) {
-		others[id].Shown = others[id].Label
 		g.Nodes = append(g.Nodes, others[id])
 	}
 	return g
+}
+
+// docs returns the documents of the graph, in path order.
+func (g *Graph) docs() []*DocInfo {
+	out := make([]*DocInfo, len(g.parts))
+	for i, p := range g.parts {
+		out[i] = p.doc
+	}
+	return out
+}
+
+// TripleCount is the number of statements of the graph.
+func (g *Graph) TripleCount() int { return g.tripleCount }
+
+// Triples returns the statements of the graph: each document's, in path
+// order, then those about named nodes and other nodes. The list is made
+// on first use.
+func (g *Graph) Triples() []Triple {
+	g.triplesOnce.Do(func() {
+		g.triples = make([]Triple, 0, g.tripleCount)
+		for _, p := range g.parts {
+			g.triples = append(g.triples, p.triples...)
+		}
+		g.triples = append(g.triples, g.extra...)
+	})
+	return g.triples
 }
 
 // at returns texts[k], or "" past its end (documents of older snapshots).

@@ -134,7 +134,7 @@ func (g *Graph) turtlePaged() *paged {
 		fmt.Fprintf(&h, "@prefix %s: <%s> .\n", p[0], p[1])
 	}
 	bySubject := map[string][]Triple{}
-	for _, t := range g.Triples {
+	for _, t := range g.Triples() {
 		bySubject[t.S] = append(bySubject[t.S], t)
 	}
 	p := &paged{header: h.String()}

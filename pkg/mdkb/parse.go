@@ -23,29 +23,34 @@ const bodyCap = 16 << 10
 // Links are resolved to logical paths; edges to other documents are made
 // when the graph is assembled, against the documents then in scope.
 type DocInfo struct {
-	Path          string            `json:"path"`
-	ETag          string            `json:"etag"`
-	Title         string            `json:"title"`
-	TitleFrom     string            `json:"titleFrom,omitempty"` // frontMatter, heading (a # heading), subheading (## or deeper) or fileName
-	Description   string            `json:"description,omitempty"`
-	Keywords      []string          `json:"keywords,omitempty"`
-	About         []string          `json:"about,omitempty"`
-	Authors       []string          `json:"authors,omitempty"`
-	DatePublished string            `json:"datePublished,omitempty"`
-	DateModified  string            `json:"dateModified,omitempty"`
-	Groups        []string          `json:"groups,omitempty"`
-	Related       []string          `json:"related,omitempty"`
-	NextSteps     []string          `json:"nextSteps,omitempty"`
-	Entities      []Entity          `json:"entities,omitempty"`
-	Edges         []Edge            `json:"edges,omitempty"`
-	Links         []string          `json:"links,omitempty"`     // logical paths of linked .md files
-	LinkTexts     []string          `json:"linkTexts,omitempty"` // the text of each of Links
-	WikiLinks     []string          `json:"wikiLinks,omitempty"` // [[targets]], anchors, block ids, aliases and ".md" removed
-	WikiTexts     []string          `json:"wikiTexts,omitempty"` // the text shown for each of WikiLinks (its alias, else what is inside [[ ]])
-	Aliases       []string          `json:"aliases,omitempty"`   // front-matter aliases: more names for wiki links
-	Body          string            `json:"body,omitempty"`      // prose, lowercased, capped
-	Warnings      []string          `json:"warnings,omitempty"`
-	Extra         map[string]string `json:"extra,omitempty"`
+	Path          string   `json:"path"`
+	ETag          string   `json:"etag"`
+	Title         string   `json:"title"`
+	TitleFrom     string   `json:"titleFrom,omitempty"` // frontMatter, heading (a # heading), subheading (## or deeper) or fileName
+	Description   string   `json:"description,omitempty"`
+	Keywords      []string `json:"keywords,omitempty"`
+	About         []string `json:"about,omitempty"`
+	Authors       []string `json:"authors,omitempty"`
+	DatePublished string   `json:"datePublished,omitempty"`
+	DateModified  string   `json:"dateModified,omitempty"`
+	Groups        []string `json:"groups,omitempty"`
+	Related       []string `json:"related,omitempty"`
+	NextSteps     []string `json:"nextSteps,omitempty"`
+	Entities      []Entity `json:"entities,omitempty"`
+	Edges         []Edge   `json:"edges,omitempty"`
+	Links         []string `json:"links,omitempty"`     // logical paths of linked .md files
+	LinkTexts     []string `json:"linkTexts,omitempty"` // the text of each of Links
+	WikiLinks     []string `json:"wikiLinks,omitempty"` // [[targets]], anchors, block ids, aliases and ".md" removed
+	WikiTexts     []string `json:"wikiTexts,omitempty"` // the text shown for each of WikiLinks (its alias, else what is inside [[ ]])
+	Aliases       []string `json:"aliases,omitempty"`   // front-matter aliases: more names for wiki links
+	// Body is prose to index for search when the document is not parsed
+	// by Parse (which counts the words of its first bodyCap bytes into
+	// bodyTerms and leaves Body empty). Bodies are not kept in snapshots.
+	Body     string            `json:"body,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+	Extra    map[string]string `json:"extra,omitempty"`
+
+	bodyTerms *bodyTerms
 }
 
 // Entity is a graph_entities item.
@@ -162,7 +167,8 @@ func Parse(logicalPath, etag string, src []byte) *DocInfo {
 		return ast.WalkContinue, nil
 	})
 	flush()
-	d.Body, _ = cut(strings.ToLower(body.String()), bodyCap)
+	lower, _ := cut(strings.ToLower(body.String()), bodyCap)
+	d.bodyTerms = termsOf(lower)
 	switch {
 	case d.Title != "":
 		d.TitleFrom = "frontMatter"

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Match is one search hit.
@@ -134,9 +133,6 @@ func (g *Graph) index() *searchIndex {
 					}
 				}
 			}
-			// The body's length in bytes stands for its length in words.
-			ix.lens[i][fieldBody] = uint32(len(n.Body))
-			total[fieldBody] += float64(len(n.Body))
 			for w, c := range tf {
 				ix.postings[w] = append(ix.postings[w], posting{node: int32(i), tf: *c})
 			}
@@ -144,46 +140,39 @@ func (g *Graph) index() *searchIndex {
 		for f := range total {
 			ix.avg[f] = max(total[f]/float64(max(len(g.Nodes), 1)), 1)
 		}
+		if g.body != nil {
+			for i, n := range g.body.lens {
+				ix.lens[i][fieldBody] = n
+			}
+			ix.avg[fieldBody] = g.body.avg
+		}
 		ix.vocab = sortedKeys(ix.postings)
 		g.search = ix
 	})
 	return g.search
 }
 
-// bodyCounts counts a word in a lowercased body: as a whole word, as the
-// start of a longer word, and inside a word.
-func bodyCounts(body, w string) (whole, prefix, inside int) {
-	for i := 0; ; {
-		k := strings.Index(body[i:], w)
-		if k < 0 {
-			return
-		}
-		at := i + k
-		end := at + len(w)
-		startsWord := at == 0 || !isWordRune(lastRune(body[:at]))
-		endsWord := end == len(body) || !isWordRune(firstRune(body[end:]))
-		switch {
-		case startsWord && endsWord:
-			whole++
-		case startsWord:
-			prefix++
-		default:
-			inside++
-		}
-		i = end
+// eachWordOf calls fn with the words of vocab (sorted) that match w: w
+// itself with weight 1 and, when partial, the words that start with w
+// (prefixWeight) and those that contain it elsewhere (substringWeight).
+func eachWordOf(vocab []string, w string, partial bool, fn func(word string, weight float64)) {
+	start := sort.SearchStrings(vocab, w)
+	if start < len(vocab) && vocab[start] == w {
+		fn(w, 1)
 	}
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-func lastRune(s string) rune {
-	r, _ := utf8.DecodeLastRuneInString(s)
-	return r
-}
-
-func firstRune(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r
+	if !partial {
+		return
+	}
+	for i := start; i < len(vocab) && strings.HasPrefix(vocab[i], w); i++ {
+		if vocab[i] != w {
+			fn(vocab[i], prefixWeight)
+		}
+	}
+	for _, v := range vocab {
+		if len(v) > len(w) && !strings.HasPrefix(v, w) && strings.Contains(v, w) {
+			fn(v, substringWeight)
+		}
+	}
 }
 
 // candidate is a node's score so far.
@@ -241,33 +230,14 @@ func (g *Graph) Search(query string, max int) []Match {
 				}
 			}
 		}
-		addPostings(w, 1)
 		partial := len([]rune(w)) >= minPartialLen
-		if partial {
-			start := sort.SearchStrings(ix.vocab, w)
-			for i := start; i < len(ix.vocab) && strings.HasPrefix(ix.vocab[i], w); i++ {
-				if ix.vocab[i] != w {
-					addPostings(ix.vocab[i], prefixWeight)
+		eachWordOf(ix.vocab, w, partial, addPostings)
+		if g.body != nil {
+			eachWordOf(g.body.words, w, partial, func(word string, weight float64) {
+				for _, p := range g.body.lookup(word) {
+					at(int(p.doc))[fieldBody] += weight * fieldWeights[fieldBody] * float64(p.tf) / norm(p.doc, fieldBody)
 				}
-			}
-			for _, v := range ix.vocab {
-				if len(v) > len(w) && !strings.HasPrefix(v, w) && strings.Contains(v, w) {
-					addPostings(v, substringWeight)
-				}
-			}
-		}
-		for i, node := range g.Nodes {
-			if node.Body == "" {
-				continue
-			}
-			whole, prefix, inside := bodyCounts(node.Body, w)
-			t := float64(whole)
-			if partial {
-				t += prefixWeight*float64(prefix) + substringWeight*float64(inside)
-			}
-			if t > 0 {
-				at(i)[fieldBody] += fieldWeights[fieldBody] * t / norm(int32(i), fieldBody)
-			}
+			})
 		}
 		idf := math.Log(1 + (n-float64(len(touched))+0.5)/(float64(len(touched))+0.5))
 		for _, node := range touched {
@@ -318,7 +288,7 @@ func (g *Graph) Search(query string, max int) []Match {
 				c.score *= 3
 			case containsPhrase(f[fieldLabel], all) || containsPhrase(f[fieldName], all):
 				c.score *= 1.5
-			case len(all) > 1 && (containsPhrase(f[fieldDescription], all) || strings.Contains(node.Body, strings.Join(all, " "))):
+			case len(all) > 1 && containsPhrase(f[fieldDescription], all):
 				c.score *= 1.25
 			}
 		}

@@ -1,11 +1,8 @@
 package mdkb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -54,30 +51,33 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 6 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources
+const snapshotVersion = 7 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources; 7: graph parts and body index (codec.go)
 
-// snapshot is what is kept per scope: the parsed documents, by key, and the
-// fingerprint of the manifest they were read at. It is stored gob-encoded,
-// uncompressed: reading it back must cost a small part of a cold build, and
-// compression cost more CPU than the transfer it saved.
+// snapshot is what is kept per scope: the parsed documents and the graph
+// made of them, and the fingerprint of the manifest they were read at. It
+// is stored in the form of codec.go, uncompressed: reading it back must
+// cost a small part of a cold build, and compression cost more CPU than
+// the transfer it saved.
 type snapshot struct {
-	Version     int        `json:"version"`
-	Scope       string     `json:"scope"`
-	Fingerprint string     `json:"fingerprint"`
-	Docs        []*DocInfo `json:"docs"`
+	Version     int
+	Scope       string
+	Fingerprint string
+	Docs        []*DocInfo
 	// Skips are the files of the listing that were fetched and left out
 	// (not UTF-8, over the size limit), with the ETag they had: reported
 	// the same when the snapshot is reused, and not fetched again while
 	// they are unchanged.
-	Skips []skippedFile `json:"skips"`
+	Skips []skippedFile
 	etag  string
 	graph *Graph // built once per snapshot, in memory only
 }
 
-// built returns the snapshot's graph, building it on first use.
-func (s *snapshot) built() *Graph {
+// built returns the snapshot's graph, building it on first use from the
+// parts of prev (nil, or the graph of an earlier snapshot of the scope)
+// that still hold.
+func (s *snapshot) built(prev *Graph) *Graph {
 	if s.graph == nil {
-		s.graph = Build(append([]*DocInfo(nil), s.Docs...))
+		s.graph = build(prev, s.Docs)
 	}
 	return s.graph
 }
@@ -128,7 +128,7 @@ func (s *Service) snapshotKey(dir pathsafe.Path) string {
 	if !dir.IsRoot() {
 		scope = "d/" + dir.String()
 	}
-	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb.gob"
+	return "snapshots/" + hex.EncodeToString(sum[:6]) + "/" + scope + ".kb"
 }
 
 // SkipSummary tells which files in scope are not in the graph: how many
@@ -294,7 +294,7 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 			st.skipped = append(st.skipped, Skipped{Path: sk.Path, Reason: sk.Reason})
 		}
 		s.mu.Lock()
-		st.graph = prior.built()
+		st.graph = prior.built(nil)
 		s.mu.Unlock()
 		s.remember(key, prior)
 		return st, nil
@@ -344,12 +344,14 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 	}
 	sort.Slice(skips, func(i, j int) bool { return skips[i].Path < skips[j].Path })
 	snap := &snapshot{Version: snapshotVersion, Scope: dir.String(), Fingerprint: fp, Docs: kept, Skips: skips}
+	var base *Graph
 	if prior != nil {
 		s.mu.Lock()
 		snap.etag = prior.etag
+		base = prior.graph
 		s.mu.Unlock()
 	}
-	st.graph = snap.built()
+	st.graph = snap.built(base)
 	s.remember(key, snap)
 	switch {
 	case background && prior != nil && len(todo)*20 < len(files):
@@ -511,12 +513,12 @@ func (s *Service) readSnapshot(ctx context.Context, key string) *snapshot {
 		return nil
 	}
 	defer obj.Body.Close()
-	var snap snapshot
-	if gob.NewDecoder(bufio.NewReaderSize(obj.Body, 1<<20)).Decode(&snap) != nil || snap.Version != snapshotVersion {
+	snap, err := readSnapshotFrom(obj.Body, obj.Info.Size)
+	if err != nil {
 		return nil
 	}
 	snap.etag = obj.Info.ETag
-	return &snap
+	return snap
 }
 
 // writeSnapshot saves a snapshot conditionally on the one it was built
@@ -526,15 +528,12 @@ func (s *Service) writeSnapshot(ctx context.Context, key string, snap *snapshot)
 	if s.snapshots == nil {
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(snap) != nil {
-		return
-	}
+	body := encodeSnapshot(snap)
 	opts := fileops.PutOptions{ContentType: "application/octet-stream", IfNoneMatch: "*"}
 	if snap.etag != "" {
 		opts = fileops.PutOptions{ContentType: "application/octet-stream", IfMatch: snap.etag}
 	}
-	if info, err := s.snapshots.Put(ctx, key, buf.Bytes(), opts); err == nil {
+	if info, err := s.snapshots.Put(ctx, key, body, opts); err == nil {
 		s.mu.Lock()
 		snap.etag = info.ETag
 		s.mu.Unlock()
@@ -612,7 +611,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) (*SearchResult, erro
 	if err != nil {
 		return nil, err
 	}
-	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Matches: st.graph.Search(a.Query, n),
+	return &SearchResult{DocumentCount: st.graph.Documents, TripleCount: st.graph.TripleCount(), Matches: st.graph.Search(a.Query, n),
 		ScopeReport: st.report(false, false)}, nil
 }
 
@@ -683,7 +682,7 @@ func (s *Service) Export(ctx context.Context, a ExportArgs) (*ExportResult, erro
 	// A single unit over the whole budget (a subject with a huge
 	// description) is cut: that page alone is not a valid document.
 	content, cutAtBudget := cut(content, s.limits.MaximumExportBytes)
-	res := &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: len(st.graph.Triples), Content: content,
+	res := &ExportResult{Format: format, DocumentCount: st.graph.Documents, TripleCount: st.graph.TripleCount(), Content: content,
 		ScopeReport: st.report(cutAtBudget, next < len(p.units))}
 	if next < len(p.units) {
 		res.Next = &ExportNext{Cursor: exportCursor{Format: format, Fingerprint: st.snap.Fingerprint[:16], Unit: next}.encode()}
@@ -705,11 +704,11 @@ func (s *Service) Refresh(ctx context.Context, key string) (int, error) {
 	scopes := []string{""}
 	if s.snapshots != nil {
 		root, _ := s.root.ParseDir("")
-		prefix := strings.TrimSuffix(s.snapshotKey(root), "_root.kb.gob") + "d/"
+		prefix := strings.TrimSuffix(s.snapshotKey(root), "_root.kb") + "d/"
 		page, err := s.snapshots.List(ctx, fileops.ListOptions{Prefix: prefix, MaxKeys: s.limits.MaximumSnapshotsSwept})
 		if err == nil {
 			for _, o := range page.Objects {
-				scope := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), ".kb.gob")
+				scope := strings.TrimSuffix(strings.TrimPrefix(o.Key, prefix), ".kb")
 				if strings.HasPrefix(rel, scope+"/") {
 					scopes = append(scopes, scope)
 				}

@@ -39,7 +39,7 @@ func buildVault(t *testing.T) *mdkb.Graph {
 func mentions(g *mdkb.Graph, from string) []string {
 	var out []string
 	src := mdkb.Base + "doc/" + from
-	for _, tr := range g.Triples {
+	for _, tr := range g.Triples() {
 		if tr.S == src && tr.P == mdkb.SchemaNS+"mentions" && strings.HasPrefix(tr.O.Value, mdkb.Base+"doc/") {
 			out = append(out, strings.TrimPrefix(tr.O.Value, mdkb.Base+"doc/"))
 		}
@@ -103,7 +103,7 @@ func TestNodeIRIsAreInjective(t *testing.T) {
 		t.Errorf("Cursor and cursor are two nodes: %v", labels)
 	}
 	var person string
-	for _, tr := range g.Triples {
+	for _, tr := range g.Triples() {
 		if tr.P == mdkb.SchemaNS+"author" {
 			person = tr.O.Value
 		}

@@ -22,7 +22,7 @@ func GraphSpecs() []Tool {
 			Description: "Search the knowledge graph built from the Markdown files in scope: each document is a schema:Article with its front-matter title, summary, " +
 				"tags, author and dates; links and [[wiki links]] connect documents. Ranking: documents with every word of the query first, then by BM25 " +
 				"over title, file name, description, tags and aliases, related labels and body (in that order of weight); a word matches whole words " +
-				"above word starts (cost: costs) above word insides; the query as the title or as a phrase ranks higher; score 1 is the best match. Returns {documentCount, tripleCount, " +
+				"above word starts (cost: costs) above word insides; the query as the title, or as a phrase in the title, file name or description, ranks higher; score 1 is the best match. Returns {documentCount, tripleCount, " +
 				"matches: [{nodeId, label, description?, path?, score, source}], snapshot, truncated, filesInScope, filesUsed}; path can be passed to the read tools. " +
 				"Files of at most 1 MiB; over 20,000 files or 64 MiB in scope the most recently modified are used, with truncated: true.",
 			Params: []Param{
