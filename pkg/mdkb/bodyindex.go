@@ -3,6 +3,7 @@ package mdkb
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -27,10 +28,13 @@ type bodyIndex struct {
 	avg      float64  // mean of lens, at least 1
 }
 
-// bodyWords counts the words of a lowercased body: runs of letters and
-// digits, as tokens splits them.
-func bodyWords(body string) (map[string]uint32, uint32) {
-	counts := map[string]uint32{}
+// countMaps are reused by bodyWords: growing a new map for every document
+// cost more than counting.
+var countMaps = sync.Pool{New: func() any { return map[string]uint32{} }}
+
+// bodyWords counts the words of a lowercased body into counts: runs of
+// letters and digits, as tokens splits them.
+func bodyWords(counts map[string]uint32, body string) uint32 {
 	var total uint32
 	start := -1
 	for i := 0; i < len(body); {
@@ -57,7 +61,7 @@ func bodyWords(body string) (map[string]uint32, uint32) {
 		counts[body[start:]]++
 		total++
 	}
-	return counts, total
+	return total
 }
 
 // bodyTerms are the words of a document's body and their counts, made
@@ -71,7 +75,12 @@ type bodyTerms struct {
 
 // termsOf counts the words of a lowercased body.
 func termsOf(body string) *bodyTerms {
-	counts, total := bodyWords(body)
+	counts := countMaps.Get().(map[string]uint32)
+	defer func() {
+		clear(counts)
+		countMaps.Put(counts)
+	}()
+	total := bodyWords(counts, body)
 	t := &bodyTerms{words: make([]string, 0, len(counts)), counts: make([]uint32, 0, len(counts)), total: total}
 	size := 0
 	for w, n := range counts {
