@@ -269,12 +269,3 @@ func mergePostings(a, b []bodyPosting) []bodyPosting {
 	}
 	return out
 }
-
-// lookup returns the postings of a word, or nil.
-func (ix *bodyIndex) lookup(w string) []bodyPosting {
-	k := sort.SearchStrings(ix.words, w)
-	if k < len(ix.words) && ix.words[k] == w {
-		return ix.postings[k]
-	}
-	return nil
-}

@@ -131,6 +131,36 @@ func encodeSnapshot(s *snapshot) []byte {
 			last = p.doc
 		}
 	}
+	ix := g.index()
+	for _, l := range ix.lens {
+		for f := range numFields {
+			if f != fieldBody {
+				e.uint(uint64(l[f]))
+			}
+		}
+	}
+	e.int(len(ix.vocab))
+	for k, w := range ix.vocab {
+		e.str(w)
+		e.int(len(ix.postings[k]))
+		last := int32(0)
+		for _, p := range ix.postings[k] {
+			e.uint(uint64(p.node - last))
+			last = p.node
+			var mask uint64
+			for f := range numFields {
+				if p.tf[f] > 0 {
+					mask |= 1 << f
+				}
+			}
+			e.uint(mask)
+			for f := range numFields {
+				if p.tf[f] > 0 {
+					e.uint(uint64(p.tf[f]))
+				}
+			}
+		}
+	}
 	return e.bytes(snapshotVersion)
 }
 
@@ -333,13 +363,54 @@ func readSnapshotFrom(r io.Reader, size int64) (*snapshot, error) {
 			return nil, d.err
 		}
 	}
-	if d.err != nil || d.pos != len(d.data) {
+	body.average()
+	g := assemble(parts, fp)
+	g.body = body
+	ix, err := decodeSearchIndex(d, len(g.Nodes))
+	if err != nil || d.pos != len(d.data) {
 		return nil, errCorrupt
 	}
-	body.average()
-	s.graph = assemble(parts, fp)
-	s.graph.body = body
+	g.finishIndex(ix)
+	g.indexOnce.Do(func() { g.search = ix })
+	s.graph = g
 	return s, nil
+}
+
+// decodeSearchIndex reads the search index of a graph of n nodes.
+func decodeSearchIndex(d *decoder, n int) (*searchIndex, error) {
+	ix := &searchIndex{lens: make([][numFields]uint32, n)}
+	for i := range ix.lens {
+		for f := range numFields {
+			if f != fieldBody {
+				ix.lens[i][f] = uint32(d.uint())
+			}
+		}
+	}
+	ix.vocab = make([]string, d.count())
+	ix.postings = make([][]posting, len(ix.vocab))
+	for k := range ix.vocab {
+		ix.vocab[k] = d.str()
+		list := make([]posting, d.count())
+		node := 0
+		for j := range list {
+			node += int(d.uint())
+			if node >= n {
+				return nil, errCorrupt
+			}
+			list[j].node = int32(node)
+			mask := d.uint()
+			for f := range numFields {
+				if mask&(1<<f) != 0 {
+					list[j].tf[f] = uint8(d.uint())
+				}
+			}
+		}
+		ix.postings[k] = list
+		if d.err != nil {
+			return nil, d.err
+		}
+	}
+	return ix, d.err
 }
 
 func decodeDoc(d *decoder) *DocInfo {

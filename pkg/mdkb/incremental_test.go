@@ -65,6 +65,9 @@ func sameGraph(t *testing.T, what string, a, b *Graph, queries []string) {
 	if !reflect.DeepEqual(a.body, b.body) {
 		t.Errorf("%s: the body indexes differ: %d and %d words", what, len(a.body.words), len(b.body.words))
 	}
+	if !reflect.DeepEqual(a.index(), b.index()) {
+		t.Errorf("%s: the search indexes differ", what)
+	}
 	for _, q := range queries {
 		if x, y := a.Search(q, 10), b.Search(q, 10); !reflect.DeepEqual(x, y) {
 			t.Errorf("%s: %q ranks\n %+v\nand\n %+v", what, q, x, y)

@@ -69,3 +69,55 @@ func TestANewProcessAnswersAsTheOneThatBuiltIt(t *testing.T) {
 		t.Errorf("after a change, a new process answers otherwise:\n%v\n%v", got, fresh)
 	}
 }
+
+// TestConcurrentCallsWhileFilesChange: calls of several processes sharing
+// the snapshot store, while files change, all answer; once the changes
+// stop, every process answers as a fresh build. (Run with -race to check
+// that graphs, parts and indexes are shared without data races.)
+func TestConcurrentCallsWhileFilesChange(t *testing.T) {
+	ctx := context.Background()
+	data := memstore.New()
+	storetest.LoadDir(t, data, "kb-root/", filepath.Join("testdata", "vault"))
+	snaps := memstore.New()
+	procs := []*mdkb.Service{newService(t, data, snaps, nil), newService(t, data, snaps, nil), newService(t, data, snaps, nil)}
+	done := make(chan error)
+	for k, s := range procs {
+		go func() {
+			for i := range 15 {
+				_, err := s.Search(ctx, mdkb.SearchArgs{Query: "approvals"})
+				if err == nil && i%5 == 0 {
+					_, err = s.Export(ctx, mdkb.ExportArgs{Format: "jsonld"})
+				}
+				if err == nil && i%3 == 0 {
+					_, err = s.Related(ctx, mdkb.RelatedArgs{Path: "index.md"})
+				}
+				if err == nil && i%4 == k {
+					_, err = s.Refresh(ctx, "kb-root/guides/Setup.md")
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := range 10 {
+		body := []byte("# Setup\n\nround " + string(rune('a'+i)) + " approvals [[tar]]\n")
+		if _, err := data.Put(ctx, "kb-root/guides/Setup.md", body, fileops.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range procs {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := answers(t, newService(t, data, nil, nil))
+	for i, s := range procs {
+		s.Flush()
+		if got := answers(t, s); !reflect.DeepEqual(got, fresh) {
+			t.Errorf("process %d answers otherwise after the changes", i)
+		}
+	}
+}

@@ -82,13 +82,13 @@ type posting struct {
 	tf   [numFields]uint8
 }
 
-// searchIndex is the inverted index of a graph's nodes, made on the first
-// search, of every field but the body: bodies are long, and a new graph
-// (after one changed file, or in a new process) would tokenize them all
-// again. A query scans the bodies for its few words instead.
+// searchIndex is the inverted index of a graph's nodes, of every field but
+// the body (the graph's bodyIndex): the words in byte order and, for each,
+// the nodes that have it, in node order. It is made on the first search of
+// a graph, or read with a stored snapshot.
 type searchIndex struct {
-	postings map[string][]posting
 	vocab    []string // the words, sorted
+	postings [][]posting
 	lens     [][numFields]uint32
 	avg      [numFields]float64
 	lower    []string // labels, lowercased, for ties
@@ -112,65 +112,86 @@ func fieldTexts(n *Node) [numFields][]string {
 }
 
 func (g *Graph) index() *searchIndex {
-	g.indexOnce.Do(func() {
-		ix := &searchIndex{postings: map[string][]posting{}, lens: make([][numFields]uint32, len(g.Nodes)), lower: make([]string, len(g.Nodes))}
-		var total [numFields]float64
-		for i, n := range g.Nodes {
-			ix.lower[i] = strings.ToLower(n.Label)
-			fields := fieldTexts(n)
-			tf := map[string]*[numFields]uint8{}
-			for f, words := range fields {
-				ix.lens[i][f] = uint32(len(words))
-				total[f] += float64(len(words))
-				for _, w := range words {
-					c := tf[w]
-					if c == nil {
-						c = new([numFields]uint8)
-						tf[w] = c
-					}
-					if c[f] < math.MaxUint8 {
-						c[f]++
-					}
-				}
-			}
-			for w, c := range tf {
-				ix.postings[w] = append(ix.postings[w], posting{node: int32(i), tf: *c})
-			}
-		}
-		for f := range total {
-			ix.avg[f] = max(total[f]/float64(max(len(g.Nodes), 1)), 1)
-		}
-		if g.body != nil {
-			for i, n := range g.body.lens {
-				ix.lens[i][fieldBody] = n
-			}
-			ix.avg[fieldBody] = g.body.avg
-		}
-		ix.vocab = sortedKeys(ix.postings)
-		g.search = ix
-	})
+	g.indexOnce.Do(func() { g.search = g.newSearchIndex() })
 	return g.search
 }
 
-// eachWordOf calls fn with the words of vocab (sorted) that match w: w
-// itself with weight 1 and, when partial, the words that start with w
-// (prefixWeight) and those that contain it elsewhere (substringWeight).
-func eachWordOf(vocab []string, w string, partial bool, fn func(word string, weight float64)) {
+func (g *Graph) newSearchIndex() *searchIndex {
+	byWord := map[string][]posting{}
+	ix := &searchIndex{lens: make([][numFields]uint32, len(g.Nodes))}
+	for i, n := range g.Nodes {
+		fields := fieldTexts(n)
+		tf := map[string]*[numFields]uint8{}
+		for f, words := range fields {
+			ix.lens[i][f] = uint32(len(words))
+			for _, w := range words {
+				c := tf[w]
+				if c == nil {
+					c = new([numFields]uint8)
+					tf[w] = c
+				}
+				if c[f] < math.MaxUint8 {
+					c[f]++
+				}
+			}
+		}
+		for w, c := range tf {
+			byWord[w] = append(byWord[w], posting{node: int32(i), tf: *c})
+		}
+	}
+	ix.vocab = sortedKeys(byWord)
+	ix.postings = make([][]posting, len(ix.vocab))
+	for k, w := range ix.vocab {
+		ix.postings[k] = byWord[w]
+	}
+	g.finishIndex(ix)
+	return ix
+}
+
+// finishIndex sets what an index takes from the graph: the averages of the
+// field lengths, the body lengths and the lowercased labels.
+func (g *Graph) finishIndex(ix *searchIndex) {
+	var total [numFields]float64
+	for _, l := range ix.lens {
+		for f := range numFields {
+			total[f] += float64(l[f])
+		}
+	}
+	for f := range total {
+		ix.avg[f] = max(total[f]/float64(max(len(g.Nodes), 1)), 1)
+	}
+	if g.body != nil {
+		for i, n := range g.body.lens {
+			ix.lens[i][fieldBody] = n
+		}
+		ix.avg[fieldBody] = g.body.avg
+	}
+	ix.lower = make([]string, len(g.Nodes))
+	for i, n := range g.Nodes {
+		ix.lower[i] = strings.ToLower(n.Label)
+	}
+}
+
+// eachWordOf calls fn with the indexes of the words of vocab (sorted) that
+// match w: w itself with weight 1 and, when partial, the words that start
+// with w (prefixWeight) and those that contain it elsewhere
+// (substringWeight).
+func eachWordOf(vocab []string, w string, partial bool, fn func(k int, weight float64)) {
 	start := sort.SearchStrings(vocab, w)
 	if start < len(vocab) && vocab[start] == w {
-		fn(w, 1)
+		fn(start, 1)
 	}
 	if !partial {
 		return
 	}
-	for i := start; i < len(vocab) && strings.HasPrefix(vocab[i], w); i++ {
-		if vocab[i] != w {
-			fn(vocab[i], prefixWeight)
+	for k := start; k < len(vocab) && strings.HasPrefix(vocab[k], w); k++ {
+		if vocab[k] != w {
+			fn(k, prefixWeight)
 		}
 	}
-	for _, v := range vocab {
+	for k, v := range vocab {
 		if len(v) > len(w) && !strings.HasPrefix(v, w) && strings.Contains(v, w) {
-			fn(v, substringWeight)
+			fn(k, substringWeight)
 		}
 	}
 }
@@ -220,8 +241,8 @@ func (g *Graph) Search(query string, max int) []Match {
 			}
 			return p
 		}
-		addPostings := func(word string, weight float64) {
-			for _, p := range ix.postings[word] {
+		addPostings := func(k int, weight float64) {
+			for _, p := range ix.postings[k] {
 				acc := at(int(p.node))
 				for f := range numFields {
 					if p.tf[f] > 0 {
@@ -233,8 +254,8 @@ func (g *Graph) Search(query string, max int) []Match {
 		partial := len([]rune(w)) >= minPartialLen
 		eachWordOf(ix.vocab, w, partial, addPostings)
 		if g.body != nil {
-			eachWordOf(g.body.words, w, partial, func(word string, weight float64) {
-				for _, p := range g.body.lookup(word) {
+			eachWordOf(g.body.words, w, partial, func(k int, weight float64) {
+				for _, p := range g.body.postings[k] {
 					at(int(p.doc))[fieldBody] += weight * fieldWeights[fieldBody] * float64(p.tf) / norm(p.doc, fieldBody)
 				}
 			})

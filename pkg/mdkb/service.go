@@ -352,6 +352,14 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 		s.mu.Unlock()
 	}
 	st.graph = snap.built(base)
+	// The words of the fetched documents are in the graph's body index now,
+	// which later graphs carry forward; the counts need not stay in memory.
+	// The documents are this call's own until it remembers the snapshot.
+	for _, i := range todo {
+		if docs[i] != nil {
+			docs[i].bodyTerms = nil
+		}
+	}
 	s.remember(key, snap)
 	switch {
 	case background && prior != nil && len(todo)*20 < len(files):
