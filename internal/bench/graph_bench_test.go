@@ -29,7 +29,9 @@ func (c *countGets) Get(ctx context.Context, k string, o fileops.GetOptions) (*f
 // builds with no snapshot anywhere; "unchanged-warm" is a call in the same
 // process (the snapshot in memory); "unchanged-cold-process" is a new
 // process reading the stored snapshot; "one-changed" follows a change of one
-// file. Each reports its GETs of Markdown and, for cold, MB/s of Markdown.
+// file; "listing-only" lists the scope and does nothing else, the floor of
+// every call. Each reports its GETs of Markdown and, for cold, MB/s of
+// Markdown.
 func BenchmarkGraph(b *testing.B) {
 	ctx := context.Background()
 	target := testenv.Versitygw(b)
@@ -71,6 +73,28 @@ func BenchmarkGraph(b *testing.B) {
 		b.ReportMetric(float64(d.Microseconds())/float64(cold.Microseconds()), "of-cold")
 		b.ReportMetric(float64(gets), "md-GETs")
 	}
+	// What every call costs before anything else: listing the scope (the
+	// listing proves a snapshot current), with no graph work at all.
+	b.Run("listing-only", func(b *testing.B) {
+		for b.Loop() {
+			start := time.Now()
+			n, token := 0, ""
+			for {
+				page, err := raw.List(ctx, fileops.ListOptions{Token: token})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(page.Objects)
+				if token = page.NextToken; token == "" {
+					break
+				}
+			}
+			report(b, time.Since(start), 0)
+			if n != DefaultKB.Docs {
+				b.Fatalf("listed %d", n)
+			}
+		}
+	})
 	b.Run("unchanged-warm", func(b *testing.B) {
 		warm.Flush()
 		for b.Loop() {

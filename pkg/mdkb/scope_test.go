@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,5 +188,59 @@ func TestAChangeDoesNotRereadTheStoredSnapshot(t *testing.T) {
 	}
 	if gets := snaps.gets.Load() - before; gets != 1 {
 		t.Errorf("a newer stored snapshot was read %d times", gets)
+	}
+}
+
+// signalGets tells, once, that a Get started.
+type signalGets struct {
+	fileops.Store
+	started chan struct{}
+	once    sync.Once
+}
+
+func (s *signalGets) Get(ctx context.Context, key string, o fileops.GetOptions) (*fileops.Object, error) {
+	s.once.Do(func() { close(s.started) })
+	return s.Store.Get(ctx, key, o)
+}
+
+// waitingList lists only after the snapshot's Get started, or after 5 s.
+type waitingList struct {
+	fileops.Store
+	snapshotRead chan struct{}
+	overlapped   atomic.Bool
+}
+
+func (w *waitingList) List(ctx context.Context, o fileops.ListOptions) (fileops.ListPage, error) {
+	select {
+	case <-w.snapshotRead:
+		w.overlapped.Store(true)
+	case <-time.After(5 * time.Second):
+	}
+	return w.Store.List(ctx, o)
+}
+
+// TestANewProcessReadsTheSnapshotWhileItLists: a process without the
+// scope's snapshot starts reading the stored one before the listing ends,
+// so the read hides behind the listing.
+func TestANewProcessReadsTheSnapshotWhileItLists(t *testing.T) {
+	ctx := context.Background()
+	data := memstore.New()
+	for i := range 5 {
+		data.Put(ctx, fmt.Sprintf("kb-root/n%d.md", i), []byte(fmt.Sprintf("# Note %d\n\nword\n", i)), fileops.PutOptions{})
+	}
+	snaps := memstore.New()
+	first := newService(t, data, snaps, nil)
+	if _, err := first.Search(ctx, mdkb.SearchArgs{Query: "word"}); err != nil {
+		t.Fatal(err)
+	}
+	first.Flush()
+	signal := &signalGets{Store: snaps, started: make(chan struct{})}
+	slow := &waitingList{Store: data, snapshotRead: signal.started}
+	res, err := newService(t, slow, signal, nil).Search(ctx, mdkb.SearchArgs{Query: "word"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slow.overlapped.Load() || !res.Snapshot.Reused {
+		t.Errorf("the snapshot was read during the listing: %v; reused: %v", slow.overlapped.Load(), res.Snapshot.Reused)
 	}
 }

@@ -260,6 +260,15 @@ func fingerprint(files []listed) string {
 // snapshot whose fingerprint equals the listing's, and otherwise fetches
 // only new and changed files, then saves the snapshot.
 func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) (*scopeState, error) {
+	key := s.snapshotKey(dir)
+	// A process without the scope's snapshot reads the stored one while it
+	// lists: the listing decides whether it is used, and the read costs
+	// nothing more than the listing takes.
+	var early chan *snapshot
+	if s.snapshots != nil && s.cached(key) == nil {
+		early = make(chan *snapshot, 1)
+		go func() { early <- s.readSnapshot(ctx, key) }()
+	}
 	files, skipped, invalid, inScope, err := s.list(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -268,9 +277,10 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 		return nil, fault.New(fault.NoMarkdown, "There is no Markdown (.md) file in '%s'.", dir.String()).WithPath(dir.String())
 	}
 	fp := fingerprint(files)
-	key := s.snapshotKey(dir)
 	prior := s.cached(key)
-	if (prior == nil || prior.Fingerprint != fp) && !s.storedIs(ctx, key, prior) {
+	if prior == nil && early != nil {
+		prior = <-early
+	} else if (prior == nil || prior.Fingerprint != fp) && !s.storedIs(ctx, key, prior) {
 		// The stored snapshot replaces this process's only when it is
 		// current, or when this process has none: a save still in flight may
 		// leave an older one in the store.
