@@ -42,6 +42,13 @@ func (e *encoder) str(s string) {
 	e.uint(id)
 }
 
+// each writes each of ss.
+func (e *encoder) each(ss ...string) {
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
 func (e *encoder) list(l []string) {
 	e.int(len(l))
 	for _, s := range l {
@@ -52,9 +59,7 @@ func (e *encoder) list(l []string) {
 func (e *encoder) triples(ts []Triple) {
 	e.int(len(ts))
 	for _, t := range ts {
-		e.str(t.S)
-		e.str(t.P)
-		e.str(t.O.Value)
+		e.each(t.S, t.P, t.O.Value)
 		if t.O.Literal {
 			e.uint(1)
 			e.str(t.O.Datatype)
@@ -85,13 +90,10 @@ func (e *encoder) bytes(version int) []byte {
 func encodeSnapshot(s *snapshot) []byte {
 	g := s.graph
 	e := &encoder{ids: map[string]uint64{}}
-	e.str(s.Scope)
-	e.str(s.Fingerprint)
+	e.each(s.Scope, s.Fingerprint)
 	e.int(len(s.Skips))
 	for _, sk := range s.Skips {
-		e.str(sk.Path)
-		e.str(sk.ETag)
-		e.str(sk.Reason)
+		e.each(sk.Path, sk.ETag, sk.Reason)
 	}
 	e.str(g.names)
 	e.int(len(g.parts))
@@ -102,16 +104,12 @@ func encodeSnapshot(s *snapshot) []byte {
 		e.triples(p.foreign)
 		e.int(len(p.named))
 		for _, n := range p.named {
-			e.str(n.ID)
-			e.str(n.Type)
-			e.str(n.Name)
-			e.str(n.Description)
+			e.each(n.ID, n.Type, n.Name, n.Description)
 		}
 		e.int(len(p.links))
 		for _, l := range p.links {
 			e.int(l.To)
-			e.str(l.Predicate)
-			e.str(l.Text)
+			e.each(l.Predicate, l.Text)
 		}
 		e.list(p.related)
 		e.list(p.unresolved)
@@ -165,23 +163,17 @@ func encodeSnapshot(s *snapshot) []byte {
 }
 
 func encodeDoc(e *encoder, d *DocInfo) {
-	for _, s := range []string{d.Path, d.ETag, d.Title, d.TitleFrom, d.Description, d.DatePublished, d.DateModified} {
-		e.str(s)
-	}
+	e.each(d.Path, d.ETag, d.Title, d.TitleFrom, d.Description, d.DatePublished, d.DateModified)
 	for _, l := range [][]string{d.Keywords, d.About, d.Authors, d.Groups, d.Related, d.NextSteps, d.Links, d.LinkTexts, d.WikiLinks, d.WikiTexts, d.Aliases, d.Warnings} {
 		e.list(l)
 	}
 	e.int(len(d.Entities))
 	for _, x := range d.Entities {
-		e.str(x.Name)
-		e.str(x.Type)
-		e.str(x.Description)
+		e.each(x.Name, x.Type, x.Description)
 	}
 	e.int(len(d.Edges))
 	for _, x := range d.Edges {
-		e.str(x.Subject)
-		e.str(x.Predicate)
-		e.str(x.Object)
+		e.each(x.Subject, x.Predicate, x.Object)
 	}
 	keys := make([]string, 0, len(d.Extra))
 	for k := range d.Extra {
@@ -190,8 +182,7 @@ func encodeDoc(e *encoder, d *DocInfo) {
 	sort.Strings(keys)
 	e.int(len(keys))
 	for _, k := range keys {
-		e.str(k)
-		e.str(d.Extra[k])
+		e.each(k, d.Extra[k])
 	}
 }
 
