@@ -16,14 +16,7 @@ for fn in tools approve graph; do
   # A fixed timestamp keeps the zip, and so the asset hash, the same for the same binary.
   touch -d "2026-01-01T00:00:00Z" "$tmp/bootstrap"
   rm -f "$out/$fn.zip"
-  (cd "$tmp" && python3 -c "
-import zipfile, sys
-with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-    info = zipfile.ZipInfo('bootstrap', date_time=(2026, 1, 1, 0, 0, 0))
-    info.external_attr = 0o755 << 16
-    info.compress_type = zipfile.ZIP_DEFLATED
-    z.writestr(info, open('bootstrap', 'rb').read())
-" "$OLDPWD/$out/$fn.zip")
+  scripts/zip-bootstrap.py "$tmp/bootstrap" "$out/$fn.zip"
   rm -rf "$tmp"
   echo "$out/$fn.zip $(stat -c %s "$out/$fn.zip") bytes"
 done
