@@ -32,6 +32,15 @@ type bodyIndex struct {
 // cost more than counting.
 var countMaps = sync.Pool{New: func() any { return map[string]uint32{} }}
 
+// asciiWord tells the ASCII bytes that are letters or digits (bytes of
+// other runes are false: the rune is decoded).
+var asciiWord = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
+
 // bodyWords counts the words of a lowercased body into counts: runs of
 // letters and digits, as tokens splits them.
 func bodyWords(counts map[string]uint32, body string) uint32 {
@@ -41,7 +50,15 @@ func bodyWords(counts map[string]uint32, body string) uint32 {
 		c := body[i]
 		size, word := 1, false
 		if c < utf8.RuneSelf {
-			word = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+			// A run of ASCII letters and digits is crossed at once.
+			if asciiWord[c] {
+				if start < 0 {
+					start = i
+				}
+				for i++; i < len(body) && asciiWord[body[i]]; i++ {
+				}
+				continue
+			}
 		} else {
 			var r rune
 			r, size = utf8.DecodeRuneInString(body[i:])

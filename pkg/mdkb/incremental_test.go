@@ -254,3 +254,29 @@ func TestBodyWordsAreCounted(t *testing.T) {
 		t.Errorf("terms = %v (%d words)", got, terms.total)
 	}
 }
+
+// TestBodyWordsSplitAsTokens: the body's word counter splits any text as
+// the query tokenizer does, so a query word finds the body words it names.
+func TestBodyWordsSplitAsTokens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	pieces := []string{"a", "Z", "0", "9", " ", "-", "_", "é", "日", "本", "\u00a0", "ß", "٣", "\t", "x1", ".", "Ⅻ", "\U0001F600", "\xff"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := strings.ToLower(b.String())
+		want := map[string]uint32{}
+		for _, w := range tokens(text) {
+			want[w]++
+		}
+		got := map[string]uint32{}
+		terms := termsOf(text)
+		for k, w := range terms.words {
+			got[w] = terms.counts[k]
+		}
+		if !reflect.DeepEqual(got, want) || int(terms.total) != len(tokens(text)) {
+			t.Fatalf("%q: counted %v (%d), tokens %v", text, got, terms.total, want)
+		}
+	}
+}
