@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"sort"
 	"strings"
 )
@@ -12,9 +13,10 @@ import (
 // string is written once, in a table ahead of the rest, and read back as a
 // slice of the one string the object is read into, so decoding allocates
 // little besides the slices of structs. A snapshot keeps the documents
-// without their bodies, each document's part of the graph and the body
-// index: a new process answers from it without parsing, resolving or
-// tokenizing anything.
+// without their bodies, each document's part of the graph (without its
+// statements, which are made again only for an export), the body index
+// and the search index: a new process searches without parsing, resolving
+// or tokenizing anything.
 //
 //	magic "FCKB" | uvarint version | uvarint count of strings |
 //	uvarint length of each string | the strings' bytes | the payload
@@ -100,7 +102,7 @@ func encodeSnapshot(s *snapshot) []byte {
 	for _, p := range g.parts {
 		encodeDoc(e, p.doc)
 		e.str(p.id)
-		e.triples(p.triples)
+		e.int(p.statements)
 		e.triples(p.foreign)
 		e.int(len(p.named))
 		for _, n := range p.named {
@@ -312,7 +314,7 @@ func readSnapshotFrom(r io.Reader, size int64) (*snapshot, error) {
 	s.Docs = make([]*DocInfo, len(parts))
 	for i := range parts {
 		doc := decodeDoc(d)
-		p := &docPart{doc: doc, id: d.str(), triples: d.triples(), foreign: d.triples()}
+		p := &docPart{doc: doc, id: d.str(), statements: d.index(math.MaxInt32), foreign: d.triples()}
 		if n := d.count(); n > 0 {
 			p.named = make([]namedRef, n)
 			for k := range p.named {

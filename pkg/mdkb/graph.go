@@ -142,7 +142,8 @@ func Build(docs []*DocInfo) *Graph { return build(nil, docs) }
 type docPart struct {
 	doc        *DocInfo
 	id         string   // the document's IRI
-	triples    []Triple // statements about the document
+	statements int      // how many statements about the document it makes
+	triples    []Triple // those statements, only while the graph's are listed (Graph.Triples)
 	foreign    []Triple // graph_edges statements about other nodes
 	named      []namedRef
 	links      []DocLink
@@ -200,7 +201,7 @@ func build(prev *Graph, docs []*DocInfo) *Graph {
 		if r == nil {
 			r = newResolver(docs)
 		}
-		parts[i] = r.part(i)
+		parts[i] = r.part(i, false)
 	}
 	g := assemble(parts, fp)
 	switch {
@@ -246,8 +247,10 @@ func (r *resolver) doc(ref string) *DocInfo {
 	return r.byName[strings.ToLower(strings.TrimSpace(ref))]
 }
 
-// part makes the part of document i.
-func (r *resolver) part(i int) *docPart {
+// part makes the part of document i, with its statements when keep is
+// set (else only their number: a graph lists its statements only for an
+// export, and keeping them would double the memory of a graph).
+func (r *resolver) part(i int, keep bool) *docPart {
 	d := r.docs[i]
 	id := r.iris[i]
 	p := &docPart{doc: d, id: id}
@@ -377,6 +380,10 @@ func (r *resolver) part(i int) *docPart {
 			docRef(e.Object, localName(expand(e.Predicate, KBNS)))
 		}
 	}
+	p.statements = len(p.triples)
+	if !keep {
+		p.triples = nil
+	}
 	return p
 }
 
@@ -396,7 +403,7 @@ func assemble(parts []*docPart, fp string) *Graph {
 			Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Related: p.related})
 		g.Warnings = append(g.Warnings, d.Warnings...)
 		g.Links[i] = p.links
-		count += len(p.triples)
+		count += p.statements
 		for _, w := range p.unresolved {
 			g.Unresolved.Count++
 			if len(g.Unresolved.Examples) < maxUnresolvedExamples {
@@ -454,12 +461,14 @@ func (g *Graph) TripleCount() int { return g.tripleCount }
 
 // Triples returns the statements of the graph: each document's, in path
 // order, then those about named nodes and other nodes. The list is made
-// on first use.
+// on first use, by making the documents' parts again (the same names give
+// the same parts).
 func (g *Graph) Triples() []Triple {
 	g.triplesOnce.Do(func() {
 		g.triples = make([]Triple, 0, g.tripleCount)
-		for _, p := range g.parts {
-			g.triples = append(g.triples, p.triples...)
+		r := newResolver(g.docs())
+		for i := range g.parts {
+			g.triples = append(g.triples, r.part(i, true).triples...)
 		}
 		g.triples = append(g.triples, g.extra...)
 	})

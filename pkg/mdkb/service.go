@@ -51,7 +51,7 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 7 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources; 7: graph parts and body index (codec.go)
+const snapshotVersion = 8 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources; 7: graph parts and body index (codec.go); 8: parts count their statements
 
 // snapshot is what is kept per scope: the parsed documents and the graph
 // made of them, and the fingerprint of the manifest they were read at. It
