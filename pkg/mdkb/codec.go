@@ -101,7 +101,6 @@ func encodeSnapshot(s *snapshot) []byte {
 	e.int(len(g.parts))
 	for _, p := range g.parts {
 		encodeDoc(e, p.doc)
-		e.str(p.id)
 		e.int(p.statements)
 		e.triples(p.foreign)
 		e.int(len(p.named))
@@ -304,7 +303,7 @@ func readSnapshotFrom(r io.Reader, size int64) (*snapshot, error) {
 		d.strs[i] = d.data[d.pos : d.pos+n]
 		d.pos += n
 	}
-	s := &snapshot{Version: snapshotVersion, Scope: d.str(), Fingerprint: d.str()}
+	s := &snapshot{Scope: d.str(), Fingerprint: d.str()}
 	s.Skips = make([]skippedFile, d.count())
 	for i := range s.Skips {
 		s.Skips[i] = skippedFile{Path: d.str(), ETag: d.str(), Reason: d.str()}
@@ -314,7 +313,7 @@ func readSnapshotFrom(r io.Reader, size int64) (*snapshot, error) {
 	s.Docs = make([]*DocInfo, len(parts))
 	for i := range parts {
 		doc := decodeDoc(d)
-		p := &docPart{doc: doc, id: d.str(), statements: d.index(math.MaxInt32), foreign: d.triples()}
+		p := &docPart{doc: doc, statements: d.index(math.MaxInt32), foreign: d.triples()}
 		if n := d.count(); n > 0 {
 			p.named = make([]namedRef, n)
 			for k := range p.named {

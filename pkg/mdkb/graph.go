@@ -141,7 +141,6 @@ func Build(docs []*DocInfo) *Graph { return build(nil, docs) }
 // resolve. Parts are never changed once made, so graphs share them.
 type docPart struct {
 	doc        *DocInfo
-	id         string   // the document's IRI
 	statements int      // how many statements about the document it makes
 	triples    []Triple // those statements, only while the graph's are listed (Graph.Triples)
 	foreign    []Triple // graph_edges statements about other nodes
@@ -204,10 +203,9 @@ func build(prev *Graph, docs []*DocInfo) *Graph {
 		parts[i] = r.part(i, false)
 	}
 	g := assemble(parts, fp)
-	switch {
-	case prev != nil && prev.body != nil:
+	if prev != nil && prev.body != nil {
 		g.body = prev.body.derive(prev.docs(), docs)
-	default:
+	} else {
 		g.body = newBodyIndex(docs)
 	}
 	return g
@@ -253,7 +251,7 @@ func (r *resolver) doc(ref string) *DocInfo {
 func (r *resolver) part(i int, keep bool) *docPart {
 	d := r.docs[i]
 	id := r.iris[i]
-	p := &docPart{doc: d, id: id}
+	p := &docPart{doc: d}
 	add := func(s, pr string, o Term) { p.triples = append(p.triples, Triple{S: s, P: pr, O: o}) }
 	// edge adds a statement between nodes once: references by title and
 	// by path may name the same target.
@@ -399,7 +397,7 @@ func assemble(parts []*docPart, fp string) *Graph {
 	count := 0
 	for i, p := range parts {
 		d := p.doc
-		g.Nodes = append(g.Nodes, &Node{ID: p.id, Label: d.Title, Shown: d.Title, TitleFrom: d.TitleFrom, Description: d.Description, Path: d.Path,
+		g.Nodes = append(g.Nodes, &Node{ID: docIRI(d.Path), Label: d.Title, Shown: d.Title, TitleFrom: d.TitleFrom, Description: d.Description, Path: d.Path,
 			Keywords: append(append([]string(nil), d.Keywords...), d.Aliases...), Related: p.related})
 		g.Warnings = append(g.Warnings, d.Warnings...)
 		g.Links[i] = p.links

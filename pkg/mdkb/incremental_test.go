@@ -179,7 +179,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	docs = append(docs, full)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
-	snap := &snapshot{Version: snapshotVersion, Scope: "vault", Fingerprint: "fp", Docs: docs, Skips: []skippedFile{{Path: "b.md", ETag: "1", Reason: "binary"}}}
+	snap := &snapshot{Scope: "vault", Fingerprint: "fp", Docs: docs, Skips: []skippedFile{{Path: "b.md", ETag: "1", Reason: "binary"}}}
 	g := snap.built(nil)
 	enc := encodeSnapshot(snap)
 	back, err := readSnapshotFrom(bytes.NewReader(enc), int64(len(enc)))
@@ -216,7 +216,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 // and another version is refused.
 func TestDamagedSnapshotsAreRefused(t *testing.T) {
 	docs := vaultDocs(t)[:12]
-	snap := &snapshot{Version: snapshotVersion, Docs: docs}
+	snap := &snapshot{Docs: docs}
 	snap.built(nil)
 	enc := encodeSnapshot(snap)
 	for n := 0; n < len(enc); n += 1 + n/64 {

@@ -375,18 +375,9 @@ func mapOf(v any) map[string]any {
 	return out
 }
 
+// dedupe returns the distinct values of s, sorted.
 func dedupe(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
+	out := dedupeWords(s)
 	sort.Strings(out)
 	return out
 }

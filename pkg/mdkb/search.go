@@ -330,6 +330,8 @@ func (g *Graph) Search(query string, max int) []Match {
 	return out
 }
 
+// dedupeWords returns the distinct words, in the order they first appear
+// (nil for none).
 func dedupeWords(words []string) []string {
 	seen := map[string]bool{}
 	var out []string

@@ -51,7 +51,7 @@ func New(data fileops.Store, root pathsafe.Root, snapshots fileops.Store, limits
 
 // snapshotVersion changes whenever the encoding of snapshots does; a
 // snapshot of another version is ignored (and rebuilt).
-const snapshotVersion = 8 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources; 7: graph parts and body index (codec.go); 8: parts count their statements
+const snapshotVersion = 9 // 3: wiki link targets without anchors, aliases; 4: skipped files; 5: link texts; 6: title sources; 7: graph parts and body index (codec.go); 8: parts count their statements; 9: document IRIs not stored
 
 // snapshot is what is kept per scope: the parsed documents and the graph
 // made of them, and the fingerprint of the manifest they were read at. It
@@ -59,7 +59,6 @@ const snapshotVersion = 8 // 3: wiki link targets without anchors, aliases; 4: s
 // cost a small part of a cold build, and compression cost more CPU than
 // the transfer it saved.
 type snapshot struct {
-	Version     int
 	Scope       string
 	Fingerprint string
 	Docs        []*DocInfo
@@ -69,7 +68,7 @@ type snapshot struct {
 	// they are unchanged.
 	Skips []skippedFile
 	etag  string
-	graph *Graph // built once per snapshot, in memory only
+	graph *Graph // built once per snapshot, or read with it
 }
 
 // built returns the snapshot's graph, building it on first use from the
@@ -353,7 +352,7 @@ func (s *Service) load(ctx context.Context, dir pathsafe.Path, background bool) 
 		return nil, fault.New(fault.NoMarkdown, "There is no readable Markdown file in '%s'.", dir.String()).WithPath(dir.String())
 	}
 	sort.Slice(skips, func(i, j int) bool { return skips[i].Path < skips[j].Path })
-	snap := &snapshot{Version: snapshotVersion, Scope: dir.String(), Fingerprint: fp, Docs: kept, Skips: skips}
+	snap := &snapshot{Scope: dir.String(), Fingerprint: fp, Docs: kept, Skips: skips}
 	var base *Graph
 	if prior != nil {
 		s.mu.Lock()
